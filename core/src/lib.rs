@@ -17,6 +17,7 @@
 extern crate std;
 
 pub mod capacity;
+pub mod cpuidle;
 pub mod math;
 pub mod profile;
 pub mod schedutil;

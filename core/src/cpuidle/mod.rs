@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! cpuidle core — drivers/cpuidle/cpuidle.c (statistics of `cpuidle_enter_state()`),
+//! include/linux/cpuidle.h (state table, device) and drivers/cpuidle/governors/gov.h.
+//!
+//! One pass of the idle loop is: the governor's `select`, the driver's `enter` (here the
+//! measured residency is an input), the core's per-state statistics with the idle-miss
+//! accounting ("above": the state was too deep, "below": a deeper one would have fitted),
+//! then the governor's `reflect`. Times are `s64` nanoseconds as in the kernel, and the
+//! comparisons keep C's mixed signed/unsigned rules, because the fixtures compare bits.
+//! The governors are [`teo`] (one module, every version) and [`menu`].
+
+pub mod menu;
+pub mod teo;
+
+use crate::profile::IdleGovernor;
+
+pub use menu::MenuDevice;
+pub use teo::TeoCpu;
+
+/// `CPUIDLE_STATE_MAX`: the most idle states a driver may register (include/linux/cpuidle.h).
+/// It bounds the state table and every per-state array of the device and the governors.
+pub const CPUIDLE_STATE_MAX: usize = 10;
+
+/// `CPUIDLE_FLAG_POLLING`: the state busy-polls (`poll_idle()`); governors avoid it unless
+/// a wakeup is imminent.
+pub const CPUIDLE_FLAG_POLLING: u32 = 1 << 0;
+
+/// `CPUIDLE_FLAG_TIMER_STOP`: the local timer stops in this state (governors ignore it).
+pub const CPUIDLE_FLAG_TIMER_STOP: u32 = 1 << 2;
+
+/// `RESIDENCY_THRESHOLD_NS` (gov.h): 15 µs, below which a target residency is "short".
+pub const RESIDENCY_THRESHOLD_NS: i64 = 15_000;
+
+/// `KTIME_MAX`: "no timer" for sleep lengths.
+pub const KTIME_MAX: i64 = i64::MAX;
+
+/// `NSEC_PER_USEC`.
+pub const NSEC_PER_USEC: i64 = 1000;
+
+/// One entry of `drv->states[]` (`struct cpuidle_state`), the fields governors read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CpuidleState {
+    /// `exit_latency_ns` (s64).
+    pub exit_latency_ns: i64,
+    /// `target_residency_ns` (s64).
+    pub target_residency_ns: i64,
+    /// `flags` (`CPUIDLE_FLAG_*`).
+    pub flags: u32,
+}
+
+/// The idle states of a CPU, shallowest first (`struct cpuidle_driver`); `state_count` is
+/// the table's length, at most [`CPUIDLE_STATE_MAX`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CpuidleDriver {
+    /// `states[0..state_count]`.
+    pub states: heapless::Vec<CpuidleState, CPUIDLE_STATE_MAX>,
+}
+
+impl CpuidleDriver {
+    /// A driver from a table; `None` when it has more than [`CPUIDLE_STATE_MAX`] states.
+    pub fn new(states: &[CpuidleState]) -> Option<Self> {
+        heapless::Vec::from_slice(states)
+            .ok()
+            .map(|states| Self { states })
+    }
+
+    /// `drv->state_count`.
+    pub fn state_count(&self) -> usize {
+        self.states.len()
+    }
+
+    /// State `i`; an index outside the table reads as an all-zero state (the kernel would
+    /// read past the table; no kernel path here does it with a consistent device).
+    pub fn state(&self, i: usize) -> CpuidleState {
+        self.states.get(i).copied().unwrap_or_default()
+    }
+
+    /// `drv->states[i].target_residency_ns`.
+    pub fn target_residency_ns(&self, i: usize) -> i64 {
+        self.state(i).target_residency_ns
+    }
+
+    /// `drv->states[i].exit_latency_ns`.
+    pub fn exit_latency_ns(&self, i: usize) -> i64 {
+        self.state(i).exit_latency_ns
+    }
+
+    /// `drv->states[i].flags & CPUIDLE_FLAG_POLLING`.
+    pub fn is_polling(&self, i: usize) -> bool {
+        self.state(i).flags & CPUIDLE_FLAG_POLLING != 0
+    }
+}
+
+/// `struct cpuidle_state_usage`: per-state counters of one CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CpuidleStateUsage {
+    /// `disable` (nonzero = disabled via sysfs or the driver).
+    pub disable: u64,
+    /// `usage`: entries.
+    pub usage: u64,
+    /// `time_ns`: summed residency (wraps as the kernel's u64).
+    pub time_ns: u64,
+    /// `above`: entries whose residency was below the state's target residency while a
+    /// shallower state was enabled.
+    pub above: u64,
+    /// `below`: entries after which the first enabled deeper state would have fitted.
+    pub below: u64,
+    /// `rejected`: entries the driver refused (never produced here: the modelled driver
+    /// enters or the loop aborts before calling it).
+    pub rejected: u64,
+}
+
+/// `struct cpuidle_device`: the fields the core and the governors use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CpuidleDevice {
+    /// `last_state_idx` (int): teo uses -1 for "already accounted".
+    pub last_state_idx: i32,
+    /// `last_residency_ns` (s64): the last measured entry-to-exit time.
+    pub last_residency_ns: i64,
+    /// `poll_time_limit`: `poll_idle()` stopped on its time limit.
+    pub poll_time_limit: bool,
+    /// `states_usage[CPUIDLE_STATE_MAX]`.
+    pub states_usage: [CpuidleStateUsage; CPUIDLE_STATE_MAX],
+}
+
+impl Default for CpuidleDevice {
+    /// The per-CPU device starts zeroed: `last_state_idx` 0, nothing disabled.
+    fn default() -> Self {
+        Self {
+            last_state_idx: 0,
+            last_residency_ns: 0,
+            poll_time_limit: false,
+            states_usage: [CpuidleStateUsage::default(); CPUIDLE_STATE_MAX],
+        }
+    }
+}
+
+impl CpuidleDevice {
+    /// `dev->states_usage[i].disable` is nonzero; an index outside the array reads as
+    /// disabled.
+    pub fn is_disabled(&self, i: usize) -> bool {
+        self.states_usage.get(i).is_none_or(|u| u.disable != 0)
+    }
+}
+
+/// The idle-miss outcome of one entry, as `cpuidle_enter_state()` counts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct IdleMiss {
+    /// The state was too deep (`above` was incremented).
+    pub above: bool,
+    /// A deeper state would have fitted (`below` was incremented).
+    pub below: bool,
+}
+
+/// The statistics block of `cpuidle_enter_state()` for an entry into `entered_state` that
+/// lasted `diff` ns (entry-to-exit, exit latency included); `poll_time_limit` is what
+/// `poll_idle()` reports and is written only when the state polls.
+///
+/// Trap: `below` is the `else if` branch: it is looked at only when the residency reached
+/// the entered state's target residency *and* exceeded its exit latency, and it compares
+/// `diff - exit_latency` (s64, wrapping) with the *first enabled* deeper state only;
+/// disabled deeper states are skipped, deeper enabled ones never looked at.
+pub fn cpuidle_enter_state(
+    drv: &CpuidleDriver,
+    dev: &mut CpuidleDevice,
+    entered_state: usize,
+    diff: i64,
+    poll_time_limit: bool,
+) -> IdleMiss {
+    if drv.is_polling(entered_state) {
+        dev.poll_time_limit = poll_time_limit;
+    }
+    let delay = drv.exit_latency_ns(entered_state);
+    dev.last_residency_ns = diff;
+    let mut miss = IdleMiss::default();
+    if diff < drv.target_residency_ns(entered_state) {
+        miss.above = (0..entered_state).rev().any(|i| !dev.is_disabled(i));
+    } else if diff > delay {
+        if let Some(i) = (entered_state + 1..drv.state_count()).find(|&i| !dev.is_disabled(i)) {
+            miss.below = diff.wrapping_sub(delay) >= drv.target_residency_ns(i);
+        }
+    }
+    if let Some(u) = dev.states_usage.get_mut(entered_state) {
+        u.time_ns = u.time_ns.wrapping_add(diff as u64); // kernel adds the s64 into a u64
+        u.usage = u.usage.wrapping_add(1);
+        u.above = u.above.wrapping_add(u64::from(miss.above));
+        u.below = u.below.wrapping_add(u64::from(miss.below));
+    }
+    miss
+}
+
+/// `call_cpuidle()` with `need_resched()` already set: entry is aborted, the residency
+/// reads 0, no statistics change and the governor's `reflect` is not called.
+pub fn call_cpuidle_aborted(dev: &mut CpuidleDevice) {
+    dev.last_residency_ns = 0;
+}
+
+/// What the kernel answers to the governor's questions while `select` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SelectEnv {
+    /// `TICK_NSEC` (a compile-time signed long).
+    pub tick_nsec: i64,
+    /// `cpuidle_governor_latency_req()` in ns (s64).
+    pub latency_req_ns: i64,
+    /// `tick_nohz_tick_stopped()`.
+    pub tick_stopped: bool,
+    /// `tick_nohz_get_sleep_length()` (ktime_t, may be negative or `KTIME_MAX`).
+    pub sleep_length_ns: i64,
+    /// The `delta_next` it writes: time to the next event including the tick.
+    pub delta_tick_ns: i64,
+    /// `local_clock()` (teo v6.6, v6.10, v6.12).
+    pub now_ns: u64,
+    /// `sched_cpu_util()` (teo v6.6, v6.10).
+    pub cpu_util: u64,
+}
+
+/// What the kernel answers while `reflect` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ReflectEnv {
+    /// `TICK_NSEC`.
+    pub tick_nsec: i64,
+    /// `tick_nohz_idle_got_tick()`.
+    pub got_tick: bool,
+    /// `local_clock()` (teo v6.6, v6.10, v6.12).
+    pub now_ns: u64,
+}
+
+/// A governor's `select` result plus what it asked the kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Selection {
+    /// The selected state index.
+    pub idx: usize,
+    /// The final `*stop_tick` (preset true).
+    pub stop_tick: bool,
+    /// `tick_nohz_get_sleep_length()` was called.
+    pub sleep_length_queried: bool,
+    /// teo v6.6/v6.10: `teo_cpu_is_utilized()` was evaluated.
+    pub util_queried: bool,
+    /// teo v6.6/v6.10: its result (false when not evaluated).
+    pub cpu_utilized: bool,
+}
+
+/// A governor's per-CPU data; which code runs is the [`IdleGovernor`] it was enabled with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Governor {
+    /// teo (`struct teo_cpu`) of one version.
+    Teo {
+        /// Which teo.c (never `Menu`).
+        version: IdleGovernor,
+        /// The per-CPU data.
+        cpu: TeoCpu,
+    },
+    /// menu (`struct menu_device`).
+    Menu(MenuDevice),
+}
+
+impl Governor {
+    /// The governor's `enable` callback for a CPU of `capacity`
+    /// (`arch_scale_cpu_capacity()`, read by teo v6.6/v6.10 only).
+    pub fn enable(kind: IdleGovernor, capacity: u64) -> Self {
+        match kind {
+            IdleGovernor::Menu => Governor::Menu(menu::menu_enable_device()),
+            version => Governor::Teo {
+                version,
+                cpu: teo::teo_enable_device(version, capacity),
+            },
+        }
+    }
+
+    /// Which governor and version runs.
+    pub fn kind(&self) -> IdleGovernor {
+        match self {
+            Governor::Teo { version, .. } => *version,
+            Governor::Menu(_) => IdleGovernor::Menu,
+        }
+    }
+
+    /// The governor's `select`.
+    pub fn select(
+        &mut self,
+        drv: &CpuidleDriver,
+        dev: &mut CpuidleDevice,
+        env: &SelectEnv,
+    ) -> Selection {
+        match self {
+            Governor::Teo { version, cpu } => teo::teo_select(drv, dev, cpu, *version, env),
+            Governor::Menu(data) => menu::menu_select(drv, dev, data, env),
+        }
+    }
+
+    /// The governor's `reflect` for the entered `state`.
+    pub fn reflect(&mut self, dev: &mut CpuidleDevice, state: usize, env: &ReflectEnv) {
+        match self {
+            Governor::Teo { version, cpu } => teo::teo_reflect(dev, cpu, *version, state, env),
+            Governor::Menu(data) => menu::menu_reflect(dev, data, state, env),
+        }
+    }
+}
+
+/// How an idle period ended, as measured after wakeup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct IdleExit {
+    /// Entry-to-exit time (s64 ns, exit latency included).
+    pub last_residency_ns: i64,
+    /// What `poll_idle()` reports (used only when a polling state was entered).
+    pub poll_time_limit: bool,
+    /// `tick_nohz_idle_got_tick()`.
+    pub got_tick: bool,
+    /// `local_clock()` at reflect.
+    pub reflect_now_ns: u64,
+}
+
+/// The outcome of one idle cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct IdleCycle {
+    /// What select returned.
+    pub selection: Selection,
+    /// The idle-miss accounting (both false when entry was aborted).
+    pub miss: IdleMiss,
+}
+
+/// One pass of `cpuidle_idle_call()`: select, then either an aborted entry (`exit` is
+/// `None`: `need_resched()` was set) or enter + statistics + reflect.
+pub fn cpuidle_idle_call(
+    drv: &CpuidleDriver,
+    dev: &mut CpuidleDevice,
+    gov: &mut Governor,
+    env: &SelectEnv,
+    exit: Option<&IdleExit>,
+) -> IdleCycle {
+    let selection = gov.select(drv, dev, env);
+    let Some(exit) = exit else {
+        call_cpuidle_aborted(dev);
+        return IdleCycle {
+            selection,
+            miss: IdleMiss::default(),
+        };
+    };
+    let miss = cpuidle_enter_state(
+        drv,
+        dev,
+        selection.idx,
+        exit.last_residency_ns,
+        exit.poll_time_limit,
+    );
+    gov.reflect(
+        dev,
+        selection.idx,
+        &ReflectEnv {
+            tick_nsec: env.tick_nsec,
+            got_tick: exit.got_tick,
+            now_ns: exit.reflect_now_ns,
+        },
+    );
+    IdleCycle { selection, miss }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// rk3399: WFI 1/1 µs, cpu-sleep 370/900 µs, cluster-sleep 900/2000 µs.
+    pub(crate) fn rk3399() -> CpuidleDriver {
+        let s = |lat_us: i64, res_us: i64| CpuidleState {
+            exit_latency_ns: lat_us * 1000,
+            target_residency_ns: res_us * 1000,
+            flags: 0,
+        };
+        CpuidleDriver::new(&[s(1, 1), s(370, 900), s(900, 2000)]).unwrap()
+    }
+
+    #[test]
+    fn below_compares_only_the_first_enabled_deeper_state() {
+        let drv = rk3399();
+        let mut dev = CpuidleDevice::default();
+        // 2.5 ms in WFI: state 1 (900 µs) fits → below.
+        let m = cpuidle_enter_state(&drv, &mut dev, 0, 2_500_000, false);
+        assert_eq!(
+            m,
+            IdleMiss {
+                above: false,
+                below: true
+            }
+        );
+        // With state 1 disabled, state 2 (2000 µs) is compared: 1_500_000 - 1000 < 2 ms.
+        dev.states_usage[1].disable = 1;
+        let m = cpuidle_enter_state(&drv, &mut dev, 0, 1_500_000, false);
+        assert_eq!(m, IdleMiss::default());
+        assert_eq!(dev.states_usage[0].below, 1);
+        assert_eq!(dev.states_usage[0].usage, 2);
+    }
+
+    #[test]
+    fn below_boundary_is_residency_minus_exit_latency() {
+        let drv = rk3399();
+        let mut dev = CpuidleDevice::default();
+        // diff - 1000 >= 900_000 exactly at 901_000.
+        assert!(cpuidle_enter_state(&drv, &mut dev, 0, 901_000, false).below);
+        assert!(!cpuidle_enter_state(&drv, &mut dev, 0, 900_999, false).below);
+    }
+
+    #[test]
+    fn above_needs_an_enabled_shallower_state() {
+        let drv = rk3399();
+        let mut dev = CpuidleDevice::default();
+        assert!(cpuidle_enter_state(&drv, &mut dev, 2, 5_000, false).above);
+        dev.states_usage[0].disable = 1;
+        dev.states_usage[1].disable = 1;
+        let m = cpuidle_enter_state(&drv, &mut dev, 2, 5_000, false);
+        assert_eq!(m, IdleMiss::default());
+        assert_eq!(dev.last_residency_ns, 5_000);
+    }
+}
