@@ -346,3 +346,149 @@ pub fn menu_update(
 pub fn ktime_to_us(kt: i64) -> i64 {
     kt / NSEC_PER_USEC
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpuidle::tests::rk3399;
+    use crate::cpuidle::{cpuidle_idle_call, Governor, IdleExit};
+    use crate::profile::IdleGovernor;
+
+    const TICK: i64 = 4_000_000;
+
+    fn env(sleep_length_ns: i64) -> SelectEnv {
+        SelectEnv {
+            tick_nsec: TICK,
+            latency_req_ns: 2_000_000_000_000,
+            tick_stopped: false,
+            sleep_length_ns,
+            delta_tick_ns: sleep_length_ns.clamp(0, TICK),
+            now_ns: 0,
+            cpu_util: 0,
+        }
+    }
+
+    #[test]
+    fn menu_timer_us_wraps_to_zero_on_ktime_max() {
+        // KTIME_MAX * 8192 wraps to 2^64 - 8192, + 4096000 wraps again to 4087808,
+        // / 8192000 = 0: the prediction is 0 ns and state 0 is taken with the tick kept.
+        let drv = rk3399();
+        let mut dev = CpuidleDevice::default();
+        let mut data = menu_enable_device();
+        let sel = menu_select(&drv, &dev, &mut data, &env(KTIME_MAX));
+        assert_eq!(
+            (sel.idx, sel.stop_tick, sel.sleep_length_queried),
+            (0, false, true)
+        );
+        assert_eq!((data.next_timer_ns, data.bucket), (KTIME_MAX as u64, 5));
+        // A 50 ms sleep length in the same state of the history picks the deepest state.
+        dev.last_residency_ns = 1;
+        let sel = menu_select(&drv, &dev, &mut data, &env(50_000_000));
+        assert_eq!((sel.idx, sel.stop_tick), (2, true));
+    }
+
+    #[test]
+    fn menu_timer_us_is_truncated_to_unsigned_int() {
+        // (2^32 + 5) ms-ish: 4294967301000 ns (about 71.6 minutes) is 4294967301 µs,
+        // stored as 5 µs: state 0, tick kept. 4294967295000 ns fits: state 2.
+        let drv = rk3399();
+        let dev = CpuidleDevice {
+            last_residency_ns: 1,
+            ..CpuidleDevice::default()
+        };
+        let mut data = menu_enable_device();
+        let sel = menu_select(&drv, &dev, &mut data, &env(4_294_967_301_000));
+        assert_eq!((sel.idx, sel.stop_tick), (0, false));
+        let mut data = menu_enable_device();
+        let sel = menu_select(&drv, &dev, &mut data, &env(4_294_967_295_000));
+        assert_eq!((sel.idx, sel.stop_tick), (2, true));
+    }
+
+    #[test]
+    fn menu_interval_keeps_the_low_32_bits_of_ktime_to_us() {
+        // 5e12 ns minus WFI's 1 µs exit latency = 4999999999 µs → 705032703 in the
+        // unsigned int slot.
+        let drv = rk3399();
+        let dev = CpuidleDevice {
+            last_residency_ns: 5_000_000_000_000,
+            ..CpuidleDevice::default()
+        };
+        let mut data = menu_enable_device();
+        data.next_timer_ns = 10_000_000_000_000;
+        data.bucket = 5;
+        menu_update(&drv, &dev, &mut data, TICK);
+        assert_eq!(data.intervals[0], 705_032_703);
+        assert_eq!(data.interval_ptr, 1);
+        // ktime_to_us() truncates toward zero.
+        assert_eq!(ktime_to_us(-1_999), -1);
+        assert_eq!(ktime_to_us(1_999), 1);
+    }
+
+    #[test]
+    fn menu_negative_residency_is_a_huge_unsigned_measured_duration() {
+        // -5 µs as u64 exceeds everything: clamped to next_timer_ns (a perfect
+        // prediction: factor 8192 - 1024 + 1024) and stored as 50000 µs.
+        let drv = rk3399();
+        let dev = CpuidleDevice {
+            last_residency_ns: -5_000,
+            ..CpuidleDevice::default()
+        };
+        let mut data = menu_enable_device();
+        data.next_timer_ns = 50_000_000;
+        data.bucket = 4;
+        menu_update(&drv, &dev, &mut data, TICK);
+        assert_eq!(data.correction_factor[4], 8192);
+        assert_eq!(data.intervals[0], 50_000);
+    }
+
+    #[test]
+    fn menu_typical_interval_variance_400_returns_the_average() {
+        let mut data = menu_enable_device();
+        // 4 x 80 and 4 x 120 µs: average 100, variance exactly 400.
+        data.intervals = [80, 120, 80, 120, 80, 120, 80, 120];
+        assert_eq!(get_typical_interval(&data), 100);
+        // 79/121: variance 441; the max side is trimmed, the four 79s remain.
+        data.intervals = [79, 121, 79, 121, 79, 121, 79, 121];
+        assert_eq!(get_typical_interval(&data), 79);
+        // UINT_MAX samples never count (the threshold is exclusive).
+        data.intervals = [UINT_MAX; INTERVALS];
+        assert_eq!(get_typical_interval(&data), UINT_MAX);
+    }
+
+    #[test]
+    fn menu_first_select_and_aborted_entries_push_uint_max() {
+        let drv = rk3399();
+        let mut dev = CpuidleDevice::default();
+        let mut gov = Governor::enable(IdleGovernor::Menu, 1024);
+        let e = env(50_000_000);
+        let exit = IdleExit {
+            last_residency_ns: 10_001_000,
+            poll_time_limit: false,
+            got_tick: false,
+            reflect_now_ns: 0,
+        };
+        cpuidle_idle_call(&drv, &mut dev, &mut gov, &e, Some(&exit)); // first: UINT_MAX
+                                                                      // update: state 2 was entered, 10.001 ms - 900 µs exit latency = 9101 µs
+        cpuidle_idle_call(&drv, &mut dev, &mut gov, &e, None);
+        cpuidle_idle_call(&drv, &mut dev, &mut gov, &e, None); // after the abort: UINT_MAX
+        let Governor::Menu(data) = gov else {
+            panic!("menu")
+        };
+        assert_eq!(&data.intervals[..3], &[UINT_MAX, 9_101, UINT_MAX]);
+        assert_eq!(data.interval_ptr, 3);
+        assert_eq!(dev.last_residency_ns, 0);
+    }
+
+    #[test]
+    fn menu_clamps_a_negative_sleep_length_to_zero() {
+        let drv = rk3399();
+        let dev = CpuidleDevice {
+            last_residency_ns: 1,
+            ..CpuidleDevice::default()
+        };
+        let mut data = menu_enable_device();
+        let sel = menu_select(&drv, &dev, &mut data, &env(-5));
+        assert_eq!((data.next_timer_ns, data.bucket), (0, 0));
+        assert_eq!((sel.idx, sel.stop_tick), (0, true));
+    }
+}

@@ -539,3 +539,221 @@ pub fn teo_reflect(
         cpu.time_span_ns = env.now_ns.wrapping_sub(cpu.time_span_ns as u64) as i64;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpuidle::tests::rk3399;
+    use crate::cpuidle::CpuidleState;
+
+    const TICK: i64 = 4_000_000;
+
+    fn env(sleep_length_ns: i64) -> SelectEnv {
+        SelectEnv {
+            tick_nsec: TICK,
+            latency_req_ns: 2_000_000_000_000,
+            tick_stopped: false,
+            sleep_length_ns,
+            delta_tick_ns: sleep_length_ns.min(TICK),
+            now_ns: 0,
+            cpu_util: 0,
+        }
+    }
+
+    /// WFI 1/1 µs and a 200 µs state: the deepest target residency is below the tick, so
+    /// v6.6..v6.12 keep the extra `tick_hits` bin.
+    fn shallow() -> CpuidleDriver {
+        let s = |lat: i64, res: i64| CpuidleState {
+            exit_latency_ns: lat,
+            target_residency_ns: res,
+            flags: 0,
+        };
+        CpuidleDriver::new(&[s(1_000, 1_000), s(100_000, 200_000)]).unwrap()
+    }
+
+    /// One `teo_update()` after a wakeup `residency_ns` into a `sleep_length_ns` sleep.
+    fn update(
+        drv: &CpuidleDriver,
+        cpu: &mut TeoCpu,
+        version: IdleGovernor,
+        sleep_length_ns: i64,
+        residency_ns: i64,
+    ) {
+        let dev = CpuidleDevice {
+            last_residency_ns: residency_ns,
+            ..CpuidleDevice::default()
+        };
+        cpu.sleep_length_ns = sleep_length_ns;
+        cpu.time_span_ns = 0; // below the sleep length: a genuine wakeup
+        teo_update(drv, &dev, cpu, version, TICK);
+    }
+
+    #[test]
+    fn teo_v6_10_recent_counter_wraps_after_tick_bin_hits() {
+        let drv = shallow();
+        let v = IdleGovernor::TeoV6_10;
+        let mut cpu = teo_enable_device(v, 1024);
+        // An intercept in bin 0: slot 0 remembers bin 0.
+        update(&drv, &mut cpu, v, 10_000_000, 50_000);
+        assert_eq!(cpu.state_bins[0].recent, 1);
+        assert_eq!(cpu.recent_idx[0], 0);
+        // Tick-bin hits jump past the slot rewrite; the 9th one recycles slot 0 (recent
+        // 1 → 0) but leaves it pointing at bin 0.
+        for _ in 0..9 {
+            update(&drv, &mut cpu, v, 10_000_000, 5_000_000);
+        }
+        assert_eq!(cpu.state_bins[0].recent, 0);
+        assert_eq!(cpu.recent_idx[0], 0);
+        // Nine more: slot 0 is recycled again and bin 0's counter wraps.
+        for _ in 0..9 {
+            update(&drv, &mut cpu, v, 10_000_000, 5_000_000);
+        }
+        assert_eq!(cpu.state_bins[0].recent, 4_294_967_295);
+        assert_eq!(cpu.next_recent_idx, 1);
+    }
+
+    #[test]
+    fn teo_negative_residency_is_a_huge_unsigned_measured_duration() {
+        // v6.12, rk3399 (deepest target residency 2 ms < TICK_NSEC: tick bin in use): a
+        // 50 ms sleep length and a residency of -5 µs. As u64 the residency passes the
+        // tick, so it is a tick-bin hit (signed, it would be an intercept in bin 0).
+        let drv = rk3399();
+        let v = IdleGovernor::TeoV6_12;
+        let mut cpu = teo_enable_device(v, 0);
+        update(&drv, &mut cpu, v, 50_000_000, -5_000);
+        assert_eq!(cpu.tick_hits, 1024);
+        assert_eq!(cpu.state_bins[0].intercepts, 0);
+        assert_eq!(cpu.total, 1024);
+    }
+
+    #[test]
+    fn teo_mainline_tick_intercepts_need_a_tick_of_measured_idle() {
+        // Mainline counts an intercept as a tick intercept when TICK_NSEC <= measured_ns
+        // (a signed long against a u64).
+        let drv = rk3399();
+        let v = IdleGovernor::TeoMainline;
+        let mut cpu = teo_enable_device(v, 0);
+        let dev = CpuidleDevice {
+            last_residency_ns: 3_000_000, // 3 ms, exit latency 1 µs of state 0
+            ..CpuidleDevice::default()
+        };
+        cpu.sleep_length_ns = 50_000_000;
+        teo_update(&drv, &dev, &mut cpu, v, TICK);
+        // 3 ms lands in bin 2 as does the 50 ms timer: a hit, no tick intercept.
+        assert_eq!((cpu.state_bins[2].hits, cpu.tick_intercepts), (1024, 0));
+        // 1.2 ms into a 50 ms sleep: an intercept in bin 1.
+        let dev = CpuidleDevice {
+            last_residency_ns: 1_200_000,
+            ..CpuidleDevice::default()
+        };
+        cpu.sleep_length_ns = 50_000_000;
+        teo_update(&drv, &dev, &mut cpu, v, TICK);
+        assert_eq!(cpu.state_bins[1].intercepts, 1024);
+        assert_eq!(cpu.tick_intercepts, 0); // 1.1995 ms < 4 ms
+                                            // With HZ=1000 (TICK_NSEC 1 ms) the same wakeup is a tick intercept.
+        teo_update(&drv, &dev, &mut cpu, v, 1_000_000);
+        assert_eq!(cpu.tick_intercepts, 1024);
+        assert_eq!(cpu.state_bins[1].intercepts, 1024 - 128 + 1024);
+    }
+
+    #[test]
+    fn teo_negative_sleep_length_is_not_clamped() {
+        // v6.10, rk3399, no history: candidate 2, the sleep length -1 µs is below every
+        // target residency (signed), so the walk ends on state 0 and the raw value is kept.
+        let drv = rk3399();
+        let v = IdleGovernor::TeoV6_10;
+        let mut cpu = teo_enable_device(v, 1024);
+        let mut dev = CpuidleDevice {
+            last_state_idx: -1,
+            ..CpuidleDevice::default()
+        };
+        let sel = teo_select(&drv, &mut dev, &mut cpu, v, &env(-1_000));
+        assert_eq!(
+            (sel.idx, sel.stop_tick, sel.sleep_length_queried),
+            (0, false, true)
+        );
+        assert_eq!(cpu.sleep_length_ns, -1_000);
+    }
+
+    #[test]
+    fn teo_mainline_hit_sum_exceeding_total_wraps_and_skips_the_search() {
+        let drv = rk3399();
+        let v = IdleGovernor::TeoMainline;
+        let mut cpu = teo_enable_device(v, 0);
+        cpu.state_bins[0] = TeoBin {
+            intercepts: 600,
+            hits: 1010,
+            recent: 0,
+        };
+        let mut dev = CpuidleDevice {
+            last_state_idx: -1,
+            ..CpuidleDevice::default()
+        };
+        // total 1000 < idx_hit_sum 1010: 1000 - 1010 wraps to 4294967286 and
+        // 2 * 600 is not above it, so the deepest state stays.
+        cpu.total = 1000;
+        let sel = teo_select(&drv, &mut dev, &mut cpu, v, &env(50_000_000));
+        assert_eq!((sel.idx, sel.stop_tick), (2, true));
+        // total 1100: 1100 - 1010 = 90 < 1200, the intercepts pull it to state 0.
+        cpu.total = 1100;
+        let sel = teo_select(&drv, &mut dev, &mut cpu, v, &env(50_000_000));
+        assert_eq!((sel.idx, sel.stop_tick), (0, false));
+    }
+
+    #[test]
+    fn teo_first_select_updates_zeroed_data() {
+        // last_state_idx starts at 0, so the first select classifies a wakeup that never
+        // happened: v6.10 sees time_span 0 >= sleep_length 0 (U64_MAX measured), mainline
+        // a zero residency below WFI's exit latency (a short idle).
+        let drv = rk3399();
+        for (v, short_idles) in [
+            (IdleGovernor::TeoV6_10, 0),
+            (IdleGovernor::TeoMainline, 1024),
+        ] {
+            let mut cpu = teo_enable_device(v, 1024);
+            let mut dev = CpuidleDevice::default();
+            teo_select(&drv, &mut dev, &mut cpu, v, &env(50_000_000));
+            assert_eq!(cpu.state_bins[0].hits, 1024, "{v:?}");
+            assert_eq!(cpu.total, 1024, "{v:?}");
+            assert_eq!(cpu.short_idles, short_idles, "{v:?}");
+            assert_eq!(dev.last_state_idx, -1, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn teo_v6_6_takes_the_shallower_state_with_the_tick_stopped() {
+        // rk3399, tick stopped, sleep length 600 µs: 6.6.y takes state 0, v6.10 refuses
+        // it (target residency below TICK_NSEC) and keeps state 2.
+        let drv = rk3399();
+        let mut e = env(600_000);
+        e.tick_stopped = true;
+        for (v, want) in [(IdleGovernor::TeoV6_6, 0), (IdleGovernor::TeoV6_10, 2)] {
+            let mut cpu = teo_enable_device(v, 1024);
+            let mut dev = CpuidleDevice {
+                last_state_idx: -1,
+                ..CpuidleDevice::default()
+            };
+            let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
+            assert_eq!((sel.idx, sel.stop_tick), (want, true), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn teo_v6_10_utilized_cpu_takes_the_shallower_non_polling_state() {
+        // util 17 > 1024 >> 6 = 16: one step shallower than the deepest state.
+        let drv = rk3399();
+        let v = IdleGovernor::TeoV6_10;
+        let mut cpu = teo_enable_device(v, 1024);
+        let mut dev = CpuidleDevice {
+            last_state_idx: -1,
+            ..CpuidleDevice::default()
+        };
+        let mut e = env(50_000_000);
+        e.cpu_util = 17;
+        let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
+        assert_eq!((sel.idx, sel.cpu_utilized), (1, true));
+        e.cpu_util = 16;
+        let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
+        assert_eq!((sel.idx, sel.cpu_utilized), (2, false));
+    }
+}
