@@ -23,6 +23,12 @@ enum Cmd {
     ///
     /// Example: schedmath verify --fixtures fixtures/kernel --suite 'pelt/*'
     Verify(schedmath_host::verify::VerifyArgs),
+    /// Replay idle periods through a cpuidle governor: per-state usage, residency and
+    /// idle misses (above: too deep, below: too shallow).
+    ///
+    /// Example: schedmath idle --platform fixtures/platforms/rk3399.toml --cpu 0
+    ///   --pattern timer:50ms --util 100 --compare teo-v6.10 teo-v6.12
+    Idle(schedmath_host::idle::IdleArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +39,9 @@ fn main() -> ExitCode {
             &PathBuf::from("fixtures/kernel"),
             &mut std::io::stdout().lock(),
         ),
+        Cmd::Idle(args) => {
+            schedmath_host::idle::run(&args, &mut std::io::stdout().lock()).map(|()| true)
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -348,30 +348,37 @@ pub fn cpuidle_idle_call(
     exit: Option<&IdleExit>,
 ) -> IdleCycle {
     let selection = gov.select(drv, dev, env);
-    let Some(exit) = exit else {
-        call_cpuidle_aborted(dev);
-        return IdleCycle {
-            selection,
-            miss: IdleMiss::default(),
-        };
+    let miss = match exit {
+        Some(exit) => cpuidle_enter_and_reflect(drv, dev, gov, selection.idx, env.tick_nsec, exit),
+        None => {
+            call_cpuidle_aborted(dev);
+            IdleMiss::default()
+        }
     };
-    let miss = cpuidle_enter_state(
-        drv,
-        dev,
-        selection.idx,
-        exit.last_residency_ns,
-        exit.poll_time_limit,
-    );
+    IdleCycle { selection, miss }
+}
+
+/// The second half of an idle cycle whose state `idx` was selected: the entry statistics
+/// of `cpuidle_enter_state()` and the governor's `reflect`.
+pub fn cpuidle_enter_and_reflect(
+    drv: &CpuidleDriver,
+    dev: &mut CpuidleDevice,
+    gov: &mut Governor,
+    idx: usize,
+    tick_nsec: i64,
+    exit: &IdleExit,
+) -> IdleMiss {
+    let miss = cpuidle_enter_state(drv, dev, idx, exit.last_residency_ns, exit.poll_time_limit);
     gov.reflect(
         dev,
-        selection.idx,
+        idx,
         &ReflectEnv {
-            tick_nsec: env.tick_nsec,
+            tick_nsec,
             got_tick: exit.got_tick,
             now_ns: exit.reflect_now_ns,
         },
     );
-    IdleCycle { selection, miss }
+    miss
 }
 
 #[cfg(test)]
