@@ -350,23 +350,9 @@ pub fn ktime_to_us(kt: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpuidle::tests::rk3399;
+    use crate::cpuidle::tests::{dev_after, env, rk3399, TICK};
     use crate::cpuidle::{cpuidle_idle_call, Governor, IdleExit};
     use crate::profile::IdleGovernor;
-
-    const TICK: i64 = 4_000_000;
-
-    fn env(sleep_length_ns: i64) -> SelectEnv {
-        SelectEnv {
-            tick_nsec: TICK,
-            latency_req_ns: 2_000_000_000_000,
-            tick_stopped: false,
-            sleep_length_ns,
-            delta_tick_ns: sleep_length_ns.clamp(0, TICK),
-            now_ns: 0,
-            cpu_util: 0,
-        }
-    }
 
     #[test]
     fn menu_timer_us_wraps_to_zero_on_ktime_max() {
@@ -389,13 +375,10 @@ mod tests {
 
     #[test]
     fn menu_timer_us_is_truncated_to_unsigned_int() {
-        // (2^32 + 5) ms-ish: 4294967301000 ns (about 71.6 minutes) is 4294967301 µs,
+        // 4294967301000 ns (about 71.6 minutes) is 4294967301 µs,
         // stored as 5 µs: state 0, tick kept. 4294967295000 ns fits: state 2.
         let drv = rk3399();
-        let dev = CpuidleDevice {
-            last_residency_ns: 1,
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(1);
         let mut data = menu_enable_device();
         let sel = menu_select(&drv, &dev, &mut data, &env(4_294_967_301_000));
         assert_eq!((sel.idx, sel.stop_tick), (0, false));
@@ -409,10 +392,7 @@ mod tests {
         // 5e12 ns minus WFI's 1 µs exit latency = 4999999999 µs → 705032703 in the
         // unsigned int slot.
         let drv = rk3399();
-        let dev = CpuidleDevice {
-            last_residency_ns: 5_000_000_000_000,
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(5_000_000_000_000);
         let mut data = menu_enable_device();
         data.next_timer_ns = 10_000_000_000_000;
         data.bucket = 5;
@@ -429,10 +409,7 @@ mod tests {
         // -5 µs as u64 exceeds everything: clamped to next_timer_ns (a perfect
         // prediction: factor 8192 - 1024 + 1024) and stored as 50000 µs.
         let drv = rk3399();
-        let dev = CpuidleDevice {
-            last_residency_ns: -5_000,
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(-5_000);
         let mut data = menu_enable_device();
         data.next_timer_ns = 50_000_000;
         data.bucket = 4;
@@ -482,10 +459,7 @@ mod tests {
     #[test]
     fn menu_clamps_a_negative_sleep_length_to_zero() {
         let drv = rk3399();
-        let dev = CpuidleDevice {
-            last_residency_ns: 1,
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(1);
         let mut data = menu_enable_device();
         let sel = menu_select(&drv, &dev, &mut data, &env(-5));
         assert_eq!((data.next_timer_ns, data.bucket), (0, 0));

@@ -395,6 +395,31 @@ mod tests {
         CpuidleDriver::new(&[s(1, 1), s(370, 900), s(900, 2000)]).unwrap()
     }
 
+    /// HZ=250.
+    pub(crate) const TICK: i64 = 4_000_000;
+
+    /// Select inputs with no latency constraint, the tick running, `sleep_length_ns` to
+    /// the next timer (the tick within one period).
+    pub(crate) fn env(sleep_length_ns: i64) -> SelectEnv {
+        SelectEnv {
+            tick_nsec: TICK,
+            latency_req_ns: 2_000_000_000_000,
+            tick_stopped: false,
+            sleep_length_ns,
+            delta_tick_ns: sleep_length_ns.clamp(0, TICK),
+            now_ns: 0,
+            cpu_util: 0,
+        }
+    }
+
+    /// A device whose last idle period measured `last_residency_ns` in state 0.
+    pub(crate) fn dev_after(last_residency_ns: i64) -> CpuidleDevice {
+        CpuidleDevice {
+            last_residency_ns,
+            ..CpuidleDevice::default()
+        }
+    }
+
     #[test]
     fn below_compares_only_the_first_enabled_deeper_state() {
         let drv = rk3399();

@@ -543,22 +543,8 @@ pub fn teo_reflect(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpuidle::tests::rk3399;
+    use crate::cpuidle::tests::{dev_after, env, rk3399, TICK};
     use crate::cpuidle::CpuidleState;
-
-    const TICK: i64 = 4_000_000;
-
-    fn env(sleep_length_ns: i64) -> SelectEnv {
-        SelectEnv {
-            tick_nsec: TICK,
-            latency_req_ns: 2_000_000_000_000,
-            tick_stopped: false,
-            sleep_length_ns,
-            delta_tick_ns: sleep_length_ns.min(TICK),
-            now_ns: 0,
-            cpu_util: 0,
-        }
-    }
 
     /// WFI 1/1 µs and a 200 µs state: the deepest target residency is below the tick, so
     /// v6.6..v6.12 keep the extra `tick_hits` bin.
@@ -579,10 +565,7 @@ mod tests {
         sleep_length_ns: i64,
         residency_ns: i64,
     ) {
-        let dev = CpuidleDevice {
-            last_residency_ns: residency_ns,
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(residency_ns);
         cpu.sleep_length_ns = sleep_length_ns;
         cpu.time_span_ns = 0; // below the sleep length: a genuine wakeup
         teo_update(drv, &dev, cpu, version, TICK);
@@ -633,19 +616,13 @@ mod tests {
         let drv = rk3399();
         let v = IdleGovernor::TeoMainline;
         let mut cpu = teo_enable_device(v, 0);
-        let dev = CpuidleDevice {
-            last_residency_ns: 3_000_000, // 3 ms, exit latency 1 µs of state 0
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(3_000_000);
         cpu.sleep_length_ns = 50_000_000;
         teo_update(&drv, &dev, &mut cpu, v, TICK);
         // 3 ms lands in bin 2 as does the 50 ms timer: a hit, no tick intercept.
         assert_eq!((cpu.state_bins[2].hits, cpu.tick_intercepts), (1024, 0));
         // 1.2 ms into a 50 ms sleep: an intercept in bin 1.
-        let dev = CpuidleDevice {
-            last_residency_ns: 1_200_000,
-            ..CpuidleDevice::default()
-        };
+        let dev = dev_after(1_200_000);
         cpu.sleep_length_ns = 50_000_000;
         teo_update(&drv, &dev, &mut cpu, v, TICK);
         assert_eq!(cpu.state_bins[1].intercepts, 1024);
