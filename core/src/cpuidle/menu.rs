@@ -10,8 +10,8 @@
 //! u64 products wrap, quotients are truncated into `unsigned int`.
 
 use super::{
-    CpuidleDevice, CpuidleDriver, ReflectEnv, SelectEnv, Selection, KTIME_MAX, NSEC_PER_USEC,
-    RESIDENCY_THRESHOLD_NS,
+    unsigned, CpuidleDevice, CpuidleDriver, ReflectEnv, SelectEnv, Selection, KTIME_MAX,
+    NSEC_PER_USEC, RESIDENCY_THRESHOLD_NS,
 };
 
 /// `BUCKETS`: correction factors by order of magnitude of the sleep length.
@@ -108,8 +108,8 @@ pub fn get_typical_interval(data: &MenuDevice) -> u32 {
                 continue;
             }
             divisor += 1;
-            avg = avg.wrapping_add(value as u64);
-            variance = variance.wrapping_add((value as u64).wrapping_mul(value as u64));
+            avg = avg.wrapping_add(unsigned(value));
+            variance = variance.wrapping_add(unsigned(value).wrapping_mul(unsigned(value)));
             max = max.max(v);
             min = min.min(v);
         }
@@ -177,7 +177,7 @@ pub fn menu_select(
 
     let mut predicted_ns = u64::from(get_typical_interval(data)) * NSEC_PER_USEC as u64;
     let delta_tick;
-    if predicted_ns > RESIDENCY_THRESHOLD_NS as u64 {
+    if predicted_ns > unsigned(RESIDENCY_THRESHOLD_NS) {
         sel.sleep_length_queried = true;
         let (delta, dt) = if env.sleep_length_ns < 0 {
             (0, 0)
@@ -185,7 +185,7 @@ pub fn menu_select(
             (env.sleep_length_ns, env.delta_tick_ns)
         };
         delta_tick = dt;
-        data.next_timer_ns = delta as u64;
+        data.next_timer_ns = unsigned(delta);
         data.bucket = which_bucket(data.next_timer_ns);
         let factor = correction_factor(data);
         // Round up half microseconds; u64 wraps, the quotient is stored in an unsigned int.
@@ -195,7 +195,7 @@ pub fn menu_select(
         predicted_ns = predicted_ns.min(u64::from(timer_us) * NSEC_PER_USEC as u64);
     } else {
         // No sleep length: assume a distant timer and the tick half a period away.
-        data.next_timer_ns = KTIME_MAX as u64;
+        data.next_timer_ns = unsigned(KTIME_MAX);
         delta_tick = tick / 2;
         data.bucket = BUCKETS as u32 - 1;
     }
@@ -203,7 +203,7 @@ pub fn menu_select(
     let tr = |i: usize| drv.target_residency_ns(i);
     if drv.state_count() <= 1
         || latency_req == 0
-        || ((data.next_timer_ns < tr(1) as u64 || latency_req < drv.exit_latency_ns(1))
+        || ((data.next_timer_ns < unsigned(tr(1)) || latency_req < drv.exit_latency_ns(1))
             && !dev.is_disabled(0))
     {
         // State 0 whatever: keep the tick only if it polls.
@@ -211,7 +211,7 @@ pub fn menu_select(
         return sel;
     }
 
-    if env.tick_stopped && predicted_ns < tick as u64 {
+    if env.tick_stopped && predicted_ns < unsigned(tick) {
         // A misprediction would cost a long shallow stay: trust the timer.
         predicted_ns = data.next_timer_ns;
     }
@@ -225,19 +225,19 @@ pub fn menu_select(
         if drv.exit_latency_ns(i) > latency_req {
             break;
         }
-        if tr(i) as u64 > predicted_ns {
-            if drv.is_polling(cur) && tr(i) as u64 <= data.next_timer_ns {
+        if unsigned(tr(i)) > predicted_ns {
+            if drv.is_polling(cur) && unsigned(tr(i)) <= data.next_timer_ns {
                 // Prefer a physical state to polling when a timer is not imminent.
-                predicted_ns = tr(i) as u64;
+                predicted_ns = unsigned(tr(i));
                 idx = Some(i);
                 break;
             }
-            if predicted_ns < tick as u64 {
+            if predicted_ns < unsigned(tick) {
                 break;
             }
             if !env.tick_stopped {
                 // Shallow enough: keep the tick and let the governor run again.
-                predicted_ns = tr(cur) as u64;
+                predicted_ns = unsigned(tr(cur));
                 break;
             }
             // Tick stopped: take this state if it fits before the next event.
@@ -252,7 +252,7 @@ pub fn menu_select(
     }
     let mut idx = idx.unwrap_or(0);
 
-    if (drv.is_polling(idx) || predicted_ns < tick as u64) && !env.tick_stopped {
+    if (drv.is_polling(idx) || predicted_ns < unsigned(tick)) && !env.tick_stopped {
         sel.stop_tick = false;
         if idx > 0 && tr(idx) > delta_tick {
             // The tick stays: fit the state to the next event including the tick.
@@ -308,16 +308,16 @@ pub fn menu_update(
 ) {
     let last_idx = usize::try_from(dev.last_state_idx).unwrap_or(usize::MAX);
     let exit_latency_ns = drv.exit_latency_ns(last_idx);
-    let mut measured_ns = if data.tick_wakeup != 0 && data.next_timer_ns > tick_nsec as u64 {
+    let mut measured_ns = if data.tick_wakeup != 0 && data.next_timer_ns > unsigned(tick_nsec) {
         // The tick woke a CPU the predictor thought would sleep long: assume it could have.
         9 * MAX_INTERESTING / 10
     } else if drv.is_polling(last_idx) && dev.poll_time_limit {
         // Polling hit its time limit: assume the timer would have woken the CPU.
         data.next_timer_ns
     } else {
-        let measured = dev.last_residency_ns as u64; // s64 into u64
-        if measured > exit_latency_ns.wrapping_mul(2) as u64 {
-            measured.wrapping_sub(exit_latency_ns as u64)
+        let measured = unsigned(dev.last_residency_ns); // s64 into u64
+        if measured > unsigned(exit_latency_ns.wrapping_mul(2)) {
+            measured.wrapping_sub(unsigned(exit_latency_ns))
         } else {
             measured / 2
         }

@@ -37,6 +37,14 @@ pub const KTIME_MAX: i64 = i64::MAX;
 /// `NSEC_PER_USEC`.
 pub const NSEC_PER_USEC: i64 = 1000;
 
+/// C's usual arithmetic conversion of an `s64` meeting a `u64` (comparison, assignment or
+/// arithmetic): the value is reinterpreted, so a negative time becomes a huge one. Every
+/// mixed signed/unsigned comparison of the governors goes through here, by name.
+#[inline]
+pub const fn unsigned(x: i64) -> u64 {
+    x as u64 // two's-complement reinterpretation, as C does
+}
+
 /// One entry of `drv->states[]` (`struct cpuidle_state`), the fields governors read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

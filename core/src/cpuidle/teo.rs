@@ -25,8 +25,8 @@
 use crate::profile::IdleGovernor;
 
 use super::{
-    CpuidleDevice, CpuidleDriver, ReflectEnv, SelectEnv, Selection, CPUIDLE_STATE_MAX, KTIME_MAX,
-    RESIDENCY_THRESHOLD_NS,
+    unsigned, CpuidleDevice, CpuidleDriver, ReflectEnv, SelectEnv, Selection, CPUIDLE_STATE_MAX,
+    KTIME_MAX, RESIDENCY_THRESHOLD_NS,
 };
 
 /// `PULSE`: what a metric grows by.
@@ -138,12 +138,12 @@ pub fn teo_update(
     let measured_ns: u64 = if safety_net {
         u64::MAX
     } else {
-        let lat_ns = drv.exit_latency_ns(last) as u64; // kernel: u64 lat_ns = s64 field
-        let residency = dev.last_residency_ns as u64; // s64 stored into u64
-                                                      // Half the exit latency approximates the average wakeup delay.
+        let lat_ns = unsigned(drv.exit_latency_ns(last)); // kernel: u64 lat_ns = s64 field
+        let residency = unsigned(dev.last_residency_ns); // s64 stored into u64
+                                                         // Half the exit latency approximates the average wakeup delay.
         let (measured, short) = if residency >= lat_ns {
             let m = residency - lat_ns / 2;
-            (m, m < RESIDENCY_THRESHOLD_NS as u64)
+            (m, m < unsigned(RESIDENCY_THRESHOLD_NS))
         } else {
             (residency / 2, true)
         };
@@ -168,7 +168,7 @@ pub fn teo_update(
         target_residency_ns = drv.target_residency_ns(i);
         if target_residency_ns <= cpu.sleep_length_ns {
             idx_timer = i;
-            if target_residency_ns as u64 <= measured_ns {
+            if unsigned(target_residency_ns) <= measured_ns {
                 idx_duration = i;
             }
         }
@@ -201,7 +201,7 @@ pub fn teo_update(
         cpu.total = cpu.total.wrapping_add(cpu.tick_hits);
         if tick_nsec <= cpu.sleep_length_ns {
             idx_timer = state_count;
-            if tick_nsec as u64 <= measured_ns {
+            if unsigned(tick_nsec) <= measured_ns {
                 cpu.tick_hits = cpu.tick_hits.wrapping_add(PULSE);
                 cpu.total = cpu.total.wrapping_add(PULSE);
                 return;
@@ -227,7 +227,7 @@ pub fn teo_update(
         if let Some(slot) = slot {
             *slot = idx_duration as i32; // idx_duration < CPUIDLE_STATE_MAX
         }
-        if reworked(version) && tick_nsec as u64 <= measured_ns {
+        if reworked(version) && unsigned(tick_nsec) <= measured_ns {
             cpu.tick_intercepts = cpu.tick_intercepts.wrapping_add(PULSE);
         }
     }
@@ -536,7 +536,8 @@ pub fn teo_reflect(
     } else if artificial {
         cpu.time_span_ns = cpu.sleep_length_ns;
     } else {
-        cpu.time_span_ns = env.now_ns.wrapping_sub(cpu.time_span_ns as u64) as i64;
+        // u64 clock minus the s64 stamp, stored back into the s64 field.
+        cpu.time_span_ns = env.now_ns.wrapping_sub(unsigned(cpu.time_span_ns)) as i64;
     }
 }
 
