@@ -465,4 +465,21 @@ mod tests {
         assert_eq!((data.next_timer_ns, data.bucket), (0, 0));
         assert_eq!((sel.idx, sel.stop_tick), (0, true));
     }
+
+    #[test]
+    fn menu_tick_wakeup_needs_a_timer_beyond_the_tick() {
+        // tick_wakeup with next_timer_ns == TICK_NSEC uses the measured value (3 ms in
+        // WFI: 2999 µs); with TICK_NSEC + 1 it assumes 9/10 of MAX_INTERESTING, clamped
+        // to the timer: 4000 µs.
+        let drv = rk3399();
+        let dev = dev_after(3_000_000);
+        for (timer, interval) in [(TICK as u64, 2_999), (TICK as u64 + 1, 4_000)] {
+            let mut data = menu_enable_device();
+            data.tick_wakeup = 1;
+            data.next_timer_ns = timer;
+            data.bucket = 3;
+            menu_update(&drv, &dev, &mut data, TICK);
+            assert_eq!(data.intervals[0], interval);
+        }
+    }
 }

@@ -734,4 +734,28 @@ mod tests {
         let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
         assert_eq!((sel.idx, sel.cpu_utilized), (2, false));
     }
+
+    #[test]
+    fn teo_reflect_tick_wakeup_needs_a_sleep_length_beyond_the_tick() {
+        // got_tick with sleep_length == TICK_NSEC is genuine (the test is `>`);
+        // one nanosecond more makes it a safety-net wakeup.
+        for (sleep, artificial) in [(TICK, false), (TICK + 1, true)] {
+            let mut dev = CpuidleDevice::default();
+            let mut cpu = TeoCpu {
+                sleep_length_ns: sleep,
+                ..TeoCpu::default()
+            };
+            let env = ReflectEnv {
+                tick_nsec: TICK,
+                got_tick: true,
+                now_ns: 7_000,
+            };
+            teo_reflect(&mut dev, &mut cpu, IdleGovernor::TeoMainline, 1, &env);
+            assert_eq!(cpu.artificial_wakeup, artificial);
+            cpu.time_span_ns = 2_000;
+            teo_reflect(&mut dev, &mut cpu, IdleGovernor::TeoV6_12, 1, &env);
+            assert_eq!(cpu.time_span_ns, if artificial { sleep } else { 5_000 });
+            assert_eq!(dev.last_state_idx, 1);
+        }
+    }
 }
