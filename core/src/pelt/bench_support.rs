@@ -97,3 +97,30 @@ pub fn checksum(ops: usize) -> (u64, SchedAvg) {
     }
     (sum, sa)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_follow_the_xorshift_schedule_with_4ms_ticks() {
+        let first: heapless::Vec<(u64, bool), 5> = UpdateOps::new().take(5).collect();
+        assert_eq!(
+            first.as_slice(),
+            &[
+                (1_004_000_000, true),
+                (1_004_358_512, true),
+                (1_007_894_027, false),
+                (1_010_933_339, true),
+                (1_025_944_192, false),
+            ]
+        );
+    }
+
+    /// The whole benchmark sequence (20 M ops; ~0.5 s in the dev profile).
+    #[test]
+    fn full_sequence_checksum() {
+        let (sum, sa) = checksum(20_000_000);
+        assert_eq!((sum, sa.util_avg), (6_160_728_732, 356));
+    }
+}

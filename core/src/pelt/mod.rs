@@ -576,6 +576,32 @@ mod tests {
     }
 
     #[test]
+    fn averages_recomputed_only_when_a_period_is_crossed() {
+        let mut sa = SchedAvg {
+            last_update_time: 0,
+            period_contrib: 0,
+            util_avg: 77,
+            load_avg: 77,
+            runnable_avg: 77,
+            ..SchedAvg::default()
+        };
+        // 1023 units inside the first period: sums grow, averages stay.
+        assert_eq!(
+            __update_load_avg_se(1023 * 1024, &mut sa, &task(true, true), T),
+            0
+        );
+        assert_eq!(sa.util_sum, 1023 << 10);
+        assert_eq!((sa.util_avg, sa.load_avg, sa.runnable_avg), (77, 77, 77));
+        // The next unit crosses the boundary: all three are recomputed.
+        assert_eq!(
+            __update_load_avg_se(1024 * 1024, &mut sa, &task(true, true), T),
+            1
+        );
+        assert_eq!(sa.util_avg, u64::from(sa.util_sum) / 46718);
+        assert_ne!(sa.util_avg, 77);
+    }
+
+    #[test]
     fn se_runnable_is_zero_when_delayed_and_the_count_for_groups() {
         let mut se = task(true, false);
         assert_eq!(se_runnable(&se), 1);
