@@ -14,14 +14,31 @@ const SLEEP_MS: u64 = 400;
 const UP_UTIL: u64 = 819;
 const DOWN_UTIL: u64 = 204;
 
-fn row(out: &mut String, s: &ResponseSample) {
-    let phase = if s.running { "run" } else { "sleep" };
-    writeln!(
+fn columns(out: &mut String, cells: [&dyn std::fmt::Display; 5]) {
+    let [ms, phase, util, load, runnable] = cells;
+    write!(
         out,
-        "{:>5}  {:<5}  {:>8}  {:>8}  {:>12}",
-        s.ms, phase, s.avg.util_avg, s.avg.load_avg, s.avg.runnable_avg
+        "{ms:>5}  {phase:<5}  {util:>8}  {load:>8}  {runnable:>12}"
     )
     .unwrap();
+}
+
+fn row(out: &mut String, s: &ResponseSample) {
+    let phase = if s.running { "run" } else { "sleep" };
+    let a = &s.avg;
+    columns(
+        out,
+        [&s.ms, &phase, &a.util_avg, &a.load_avg, &a.runnable_avg],
+    );
+    out.push('\n');
+}
+
+fn header(out: &mut String, last: &str) {
+    columns(
+        out,
+        [&"ms", &"phase", &"util_avg", &"load_avg", &"runnable_avg"],
+    );
+    writeln!(out, "{last}").unwrap();
 }
 
 fn trace(profile_name: &str) -> String {
@@ -40,12 +57,7 @@ fn trace(profile_name: &str) -> String {
     .unwrap();
     writeln!(out).unwrap();
     writeln!(out, "key instants").unwrap();
-    writeln!(
-        out,
-        "{:>5}  {:<5}  {:>8}  {:>8}  {:>12}  event",
-        "ms", "phase", "util_avg", "load_avg", "runnable_avg"
-    )
-    .unwrap();
+    header(&mut out, "  event");
     let ramp = samples
         .iter()
         .find(|s| s.running && s.avg.util_avg >= UP_UTIL);
@@ -70,12 +82,7 @@ fn trace(profile_name: &str) -> String {
     }
     writeln!(out).unwrap();
     writeln!(out, "every 10 ms").unwrap();
-    writeln!(
-        out,
-        "{:>5}  {:<5}  {:>8}  {:>8}  {:>12}",
-        "ms", "phase", "util_avg", "load_avg", "runnable_avg"
-    )
-    .unwrap();
+    header(&mut out, "");
     for s in samples.iter().filter(|s| s.ms % 10 == 0) {
         row(&mut out, s);
     }

@@ -114,10 +114,10 @@ pub const fn task_runnable(p: &SchedAvg) -> u64 {
 /// Mainline: `util_est & ~UTIL_AVG_UNCHANGED`. Pre-v6.9: `max(ewma, enqueued & ~flag)`.
 pub const fn _task_util_est(p: &SchedAvg) -> u64 {
     match p.util_est {
-        UtilEst::Mainline(v) => (v & !UTIL_AVG_UNCHANGED) as u64,
+        UtilEst::Mainline(v) => (v & !UTIL_AVG_UNCHANGED) as u64, // widened to unsigned long
         UtilEst::PreV6_9 { enqueued, ewma } => {
             let enq = enqueued & !UTIL_AVG_UNCHANGED;
-            (if ewma > enq { ewma } else { enq }) as u64
+            (if ewma > enq { ewma } else { enq }) as u64 // widened to unsigned long
         }
     }
 }
@@ -174,7 +174,8 @@ impl Default for UtilEstCpu {
 /// Trap: `value` arrives as an `int` narrowed from a `long` (u32 differences become negative
 /// above 2^31), and the addition is done as the compiled kernel does it, wrapping.
 pub const fn within_margin(value: i32, margin: i32) -> bool {
-    (value.wrapping_add(margin).wrapping_sub(1) as u32) < (margin.wrapping_mul(2) - 1) as u32
+    (value.wrapping_add(margin).wrapping_sub(1) as u32)
+        < (margin.wrapping_mul(2).wrapping_sub(1) as u32)
 }
 
 /// `util_est_update()`: at a dequeue for sleep, fold the task's current util_avg into its
@@ -227,7 +228,8 @@ pub fn util_est_update(p: &mut SchedAvg, task_sleep: bool, cpu: &UtilEstCpu) {
                     break 'done util;
                 }
                 let last_ewma_diff = util.wrapping_sub(ewma);
-                let margin = UTIL_EST_MARGIN as i32;
+                let margin = UTIL_EST_MARGIN as i32; // 10
+                                                     // within_margin() takes ints: both longs are narrowed (wrapping) here.
                 if within_margin(last_ewma_diff as i32, margin) {
                     if !within_margin(last_enqueued_diff as i32, margin) {
                         break 'done ewma;

@@ -66,8 +66,12 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
     let mut local_n = n as u32; // the kernel collapses n to 32 bits after the bound check
     let mut val = val;
     if local_n >= period {
-        val = val.checked_shr(local_n / period).unwrap_or(0);
-        local_n %= period;
+        // period is 8, 16 or 32 (PeltTables has no other values); the checked forms only
+        // keep this free of panics by construction.
+        val = val
+            .checked_shr(local_n.checked_div(period).unwrap_or(0))
+            .unwrap_or(0);
+        local_n = local_n.checked_rem(period).unwrap_or(0);
     }
     let yn = t
         .runnable_avg_yn_inv()
@@ -85,9 +89,9 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
 #[inline]
 pub fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32, t: &PeltTables) -> u32 {
     let max = t.load_avg_max();
-    let c1 = decay_load(u64::from(d1), periods, t) as u32;
+    let c1 = decay_load(u64::from(d1), periods, t) as u32; // u32 c1, as in the kernel
     let c2 = max
-        .wrapping_sub(decay_load(u64::from(max), periods, t) as u32)
+        .wrapping_sub(decay_load(u64::from(max), periods, t) as u32) // u32 c2
         .wrapping_sub(1024);
     c1.wrapping_add(c2).wrapping_add(d3)
 }
@@ -116,12 +120,14 @@ pub fn accumulate_sum(
     if periods != 0 {
         sa.load_sum = decay_load(sa.load_sum, periods, t);
         sa.runnable_sum = decay_load(sa.runnable_sum, periods, t);
+        // decayed through the u64 function, stored back into the u32 field
         sa.util_sum = decay_load(u64::from(sa.util_sum), periods, t) as u32;
 
         delta %= 1024;
         if load != 0 {
             // 1024 - period_contrib is u32 arithmetic (period_contrib <= 1023 in domain).
             let d1 = 1024u32.wrapping_sub(sa.period_contrib);
+            // delta < 1024 here: d3 fits the u32 parameter
             contrib = accumulate_pelt_segments(periods, d1, delta as u32, t);
         }
     }
@@ -162,7 +168,7 @@ pub fn update_load_sum(
 ) -> i32 {
     let delta = now.wrapping_sub(sa.last_update_time);
     if (delta as i64) < 0 {
-        // sched clock init can move time backwards
+        // (s64)delta < 0: time went backwards (it does while sched clock initialises)
         sa.last_update_time = now;
         return 0;
     }

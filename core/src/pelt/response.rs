@@ -112,7 +112,7 @@ pub fn ramp_decay_ms(profile: &Profile, up_util: u64, down_util: u64) -> RampDec
             }
             out.saturated_util_avg = util;
         } else if out.decay_ms.is_none() && util <= down_util {
-            out.decay_ms = Some(s.ms - RESPONSE_PHASE_MS);
+            out.decay_ms = Some(s.ms.saturating_sub(RESPONSE_PHASE_MS));
         }
     });
     out

@@ -110,7 +110,7 @@ impl PeltTables {
 
     /// The period count above which `decay_load()` returns 0: `LOAD_AVG_PERIOD * 63`.
     pub const fn decay_load_zero_threshold_periods(&self) -> u64 {
-        self.load_avg_period as u64 * 63
+        self.load_avg_period as u64 * 63 // u32 -> u64 widening
     }
 }
 
@@ -165,7 +165,7 @@ pub fn sched_pelt_generator(halflife: u32) -> Option<GeneratedTables> {
     }
 
     // calc_converged_max(): `long` arithmetic, the product fits easily in 64 bits.
-    let y_inv = (full * y) as i64;
+    let y_inv = (full * y) as i64; // `long y_inv = ...`: truncation toward zero
     let mut n: i64 = -1;
     let mut max: i64 = 1024;
     let mut last: i64 = 0;
