@@ -8,11 +8,13 @@
 //! marks an estimate taken when util_avg has not moved since, so the next dequeue skips it.
 //!
 //! Two kernel shapes exist, with different state layouts ([`UtilEst`]):
-//! * mainline (since v6.9, commit "sched/fair: Remove SCHED_FEAT(UTIL_EST_FASTUP, true)" and
-//!   the util_est rework): one `unsigned int` per task, the flag in bit 31, and a runnable
-//!   check that skips the update when the task did not get all the CPU time it wanted;
-//! * pre-v6.9 (v6.6-era): `struct util_est { enqueued, ewma }`, the flag in `enqueued`, the
-//!   `UTIL_EST_FASTUP` feature, the signed `within_margin()` tests and the capacity check.
+//! * mainline (after "sched/fair: Remove SCHED_FEAT(UTIL_EST_FASTUP, true)" and
+//!   "sched/fair: Simplify util_est"): one `unsigned int` per task, the flag in bit 31, and
+//!   the runnable check of "sched/pelt: Avoid underestimation of task utilization" that
+//!   skips the update when the task did not get all the CPU time it wanted;
+//! * pre-v6.9 (the v6.6-era tree of the fixtures): `struct util_est { enqueued, ewma }`, the
+//!   flag in `enqueued`, the `UTIL_EST_FASTUP` feature, the signed `within_margin()` tests
+//!   and the capacity check; no runnable check.
 //!
 //! The layout is chosen once from [`Profile::util_est`](crate::profile::Profile) with
 //! [`UtilEst::new`]; every function below matches on it where the kernels differ. All

@@ -114,14 +114,12 @@ impl PeltTables {
     }
 }
 
-/// Largest `HALFLIFE` [`sched_pelt_generator`] accepts: the capacity of its table.
-pub const GENERATOR_MAX_HALFLIFE: usize = 256;
-
-/// What Documentation/scheduler/sched-pelt.c prints for one `HALFLIFE`.
+/// What Documentation/scheduler/sched-pelt.c prints for one `HALFLIFE`; `N` is the
+/// capacity of the table (the largest halflife the caller wants to accept).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GeneratedTables {
+pub struct GeneratedTables<const N: usize> {
     /// `runnable_avg_yN_inv[]`, `HALFLIFE` entries.
-    pub runnable_avg_yn_inv: heapless::Vec<u32, GENERATOR_MAX_HALFLIFE>,
+    pub runnable_avg_yn_inv: heapless::Vec<u32, N>,
     /// `LOAD_AVG_PERIOD` (= `HALFLIFE`).
     pub load_avg_period: u32,
     /// `LOAD_AVG_MAX`.
@@ -130,7 +128,7 @@ pub struct GeneratedTables {
     pub load_avg_max_n: u32,
 }
 
-impl GeneratedTables {
+impl<const N: usize> GeneratedTables<N> {
     /// True when the table and constants equal `t` value by value.
     pub fn matches(&self, t: &PeltTables) -> bool {
         self.runnable_avg_yn_inv.as_slice() == t.runnable_avg_yn_inv()
@@ -140,18 +138,19 @@ impl GeneratedTables {
     }
 }
 
-/// Documentation/scheduler/sched-pelt.c for any `HALFLIFE` (1..=[`GENERATOR_MAX_HALFLIFE`]).
+/// Documentation/scheduler/sched-pelt.c for any `HALFLIFE` from 1 to the table capacity `N`.
 ///
 /// Mirrors the C program step for step: `y = pow(0.5, 1/HALFLIFE)`; each table entry is
 /// `(2^32 - 1) * pow(y, i)` converted to `unsigned int` (truncation); `LOAD_AVG_MAX` iterates
 /// `max = ((max * y_inv) >> 32) + 1024` in `long` from 1024, with `y_inv = (2^32 - 1) * y`
 /// truncated to `long`, until a step leaves it unchanged. Trap: the C loop increments `n`
 /// once more than the number of changing steps and then does `n--`, which is the
-/// `LOAD_AVG_MAX_N` reported. Returns `None` for 0 (the C program divides by it) or a
-/// halflife above the table capacity.
+/// `LOAD_AVG_MAX_N` reported. Returns `None` for 0 (the C program divides by it), for a
+/// halflife above `N`, or where the C program's `long` product `max * y_inv` would overflow
+/// (halflives of about 2^20 periods and more; `LOAD_AVG_MAX` then nears u32 range too).
 #[allow(clippy::float_arithmetic)] // the one place floats belong: the generator uses doubles
-pub fn sched_pelt_generator(halflife: u32) -> Option<GeneratedTables> {
-    if halflife == 0 || halflife as usize > GENERATOR_MAX_HALFLIFE {
+pub fn sched_pelt_generator<const N: usize>(halflife: u32) -> Option<GeneratedTables<N>> {
+    if halflife == 0 || halflife as usize > N {
         return None;
     }
     let full = ((1u64 << 32) - 1) as f64; // (1UL<<32)-1 is exact in a double
@@ -171,7 +170,7 @@ pub fn sched_pelt_generator(halflife: u32) -> Option<GeneratedTables> {
     let mut last: i64 = 0;
     loop {
         if n > -1 {
-            max = (max.wrapping_mul(y_inv) >> 32).wrapping_add(1024);
+            max = (max.checked_mul(y_inv)? >> 32).checked_add(1024)?;
         }
         if last == max {
             break;
@@ -200,7 +199,7 @@ mod tests {
             (16, &PeltTables::HL16),
             (8, &PeltTables::HL8),
         ] {
-            let g = sched_pelt_generator(h).unwrap();
+            let g = sched_pelt_generator::<32>(h).unwrap();
             assert!(g.matches(t), "halflife {h}: {g:?}");
             assert_eq!(t.runnable_avg_yn_inv().len(), h as usize);
         }
@@ -228,16 +227,13 @@ mod tests {
 
     #[test]
     fn generator_refuses_zero_and_oversized_halflives() {
-        assert_eq!(sched_pelt_generator(0), None);
-        assert_eq!(
-            sched_pelt_generator(GENERATOR_MAX_HALFLIFE as u32 + 1),
-            None
-        );
-        let g = sched_pelt_generator(1).unwrap();
+        assert_eq!(sched_pelt_generator::<8>(0), None);
+        assert_eq!(sched_pelt_generator::<8>(9), None);
+        let g = sched_pelt_generator::<8>(1).unwrap();
         assert_eq!(g.runnable_avg_yn_inv.as_slice(), &[0xffff_ffff]);
         // y = 1/2: max = max*y_inv/2^32 + 1024 stops at 2046 (truncation), after 9 steps.
         assert_eq!((g.load_avg_max, g.load_avg_max_n), (2046, 9));
-        let g = sched_pelt_generator(64).unwrap();
+        let g = sched_pelt_generator::<64>(64).unwrap();
         assert_eq!((g.load_avg_max, g.load_avg_max_n), (94969, 692));
         assert_eq!(
             g.runnable_avg_yn_inv[2],
