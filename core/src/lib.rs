@@ -18,8 +18,10 @@ extern crate std;
 
 pub mod capacity;
 pub mod math;
+pub mod pelt;
 pub mod profile;
 pub mod schedutil;
 pub mod uclamp;
+pub mod util_est;
 
 pub use profile::Profile;
