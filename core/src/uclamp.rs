@@ -1,10 +1,399 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Utilization clamping — kernel/sched/sched.h, kernel/sched/core.c.
 //!
-//! uclamp lets user space bound the utilization the scheduler and schedutil act on; a
-//! runqueue's clamp is the max over its runnable tasks' effective clamps.
+//! uclamp lets user space bound the utilization the scheduler and schedutil act on. A
+//! task's effective clamp is its request, restricted by its task group and by the system
+//! default; a runqueue's clamp is the max over its runnable tasks' effective clamps,
+//! kept with per-bucket task counts (`UCLAMP_BUCKETS` buckets of width
+//! `1024 / UCLAMP_BUCKETS`, rounded) so a dequeue can find the next max without walking
+//! the tasks. When the last task leaves, the MAX clamp keeps its last value ("idle
+//! retention") until the next enqueue overwrites it.
 
 use crate::math::SCHED_CAPACITY_SCALE;
+
+/// The largest `CONFIG_UCLAMP_BUCKETS_COUNT` the kernel allows (Kconfig range 5..20);
+/// the bucket arrays are this long and use the first `UCLAMP_BUCKETS` entries.
+pub const UCLAMP_BUCKETS_MAX: usize = 20;
+
+/// `UCLAMP_FLAG_IDLE`: the rq has no uclamp-counted task; MAX retains its last value.
+pub const UCLAMP_FLAG_IDLE: u32 = 0x01;
+
+/// `enum uclamp_id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum UclampId {
+    /// `UCLAMP_MIN` (0): the boost.
+    Min = 0,
+    /// `UCLAMP_MAX` (1): the cap.
+    Max = 1,
+}
+
+impl UclampId {
+    /// Both ids in the kernel's `for_each_clamp_id()` order.
+    pub const ALL: [UclampId; 2] = [UclampId::Min, UclampId::Max];
+
+    /// The id for the kernel's number (0 = MIN, 1 = MAX).
+    pub fn from_index(i: u64) -> Option<UclampId> {
+        match i {
+            0 => Some(UclampId::Min),
+            1 => Some(UclampId::Max),
+            _ => None,
+        }
+    }
+
+    fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// `uclamp_none()`: 0 for MIN, 1024 for MAX.
+#[inline]
+pub fn uclamp_none(clamp_id: UclampId) -> u32 {
+    match clamp_id {
+        UclampId::Min => 0,
+        UclampId::Max => SCHED_CAPACITY_SCALE as u32, // 1024 fits an unsigned int
+    }
+}
+
+/// `UCLAMP_BUCKET_DELTA`: `DIV_ROUND_CLOSEST(1024, buckets)`; `None` for 0 buckets.
+#[inline]
+pub fn uclamp_bucket_delta(buckets: u32) -> Option<u32> {
+    (buckets != 0).then(|| (SCHED_CAPACITY_SCALE as u32 + buckets / 2) / buckets)
+}
+
+/// `uclamp_bucket_id()`: `min(value / delta, buckets - 1)`.
+///
+/// Trap: the delta is rounded to nearest, so the last bucket is wider or narrower than the
+/// others (5 buckets: delta 205, 1024 / 205 = 4 — the top bucket holds 820..=1024; 20
+/// buckets: delta 51, 1024 / 51 = 20 is capped to 19). 0 buckets gives 0.
+#[inline]
+pub fn uclamp_bucket_id(clamp_value: u32, buckets: u32) -> u32 {
+    match uclamp_bucket_delta(buckets) {
+        Some(delta) => core::cmp::min(clamp_value / delta, buckets - 1),
+        None => 0,
+    }
+}
+
+/// `struct uclamp_se`: a clamp value with its bucket and flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UclampSe {
+    /// `value`.
+    pub value: u32,
+    /// `bucket_id`.
+    pub bucket_id: u32,
+    /// `active`: the clamp is refcounted in the rq's bucket.
+    pub active: bool,
+    /// `user_defined`.
+    pub user_defined: bool,
+}
+
+/// `uclamp_se_set()`: a clamp with `value`, its bucket id and the user-defined flag (not
+/// active).
+#[inline]
+pub fn uclamp_se_set(value: u32, user_defined: bool, buckets: u32) -> UclampSe {
+    UclampSe {
+        value,
+        bucket_id: uclamp_bucket_id(value, buckets),
+        active: false,
+        user_defined,
+    }
+}
+
+/// System-wide uclamp settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UclampConfig {
+    /// `UCLAMP_BUCKETS` (`CONFIG_UCLAMP_BUCKETS_COUNT`), 5..=20.
+    pub buckets: u32,
+    /// `uclamp_is_used()`: the `sched_uclamp_used` static key.
+    pub used: bool,
+    /// `uclamp_default[]`: the system default clamps (MIN, MAX).
+    pub default: [UclampSe; 2],
+}
+
+/// The task-side uclamp state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UclampTask {
+    /// `p->uclamp_req[]`: the requested clamps.
+    pub uclamp_req: [UclampSe; 2],
+    /// `p->uclamp[]`: the effective clamps, back-annotated while refcounted.
+    pub uclamp: [UclampSe; 2],
+    /// `p->sched_class->uclamp_enabled`.
+    pub uclamp_enabled: bool,
+    /// `p->se.sched_delayed`.
+    pub sched_delayed: bool,
+    /// The task's group is the root group or an autogroup (no group restriction).
+    pub tg_is_root_or_autogroup: bool,
+    /// `task_group(p)->uclamp[]` values: the group's effective MIN and MAX.
+    pub tg_uclamp: [u32; 2],
+}
+
+/// `clamp(val, lo, hi)` as include/linux/minmax.h evaluates it:
+/// `val >= hi ? hi : (val <= lo ? lo : val)` — with `lo > hi` the upper bound wins for
+/// values at or above it, the lower one below it.
+#[inline]
+fn kernel_clamp(val: u32, lo: u32, hi: u32) -> u32 {
+    if val >= hi {
+        hi
+    } else if val <= lo {
+        lo
+    } else {
+        val
+    }
+}
+
+/// `uclamp_tg_restrict()`: the task's request for `clamp_id`, clamped into its group's
+/// [MIN, MAX] unless the group is the root group or an autogroup.
+///
+/// Trap: the restricted value gets a fresh bucket id and loses `user_defined`.
+pub fn uclamp_tg_restrict(p: &UclampTask, clamp_id: UclampId, buckets: u32) -> UclampSe {
+    let uc_req = p.uclamp_req[clamp_id.idx()];
+    if p.tg_is_root_or_autogroup {
+        return uc_req;
+    }
+    let value = kernel_clamp(uc_req.value, p.tg_uclamp[0], p.tg_uclamp[1]);
+    uclamp_se_set(value, false, buckets)
+}
+
+/// `uclamp_eff_get()`: the group-restricted request, replaced by the system default when
+/// it is larger.
+///
+/// Trap: the default replaces the whole clamp, bucket id included.
+pub fn uclamp_eff_get(p: &UclampTask, clamp_id: UclampId, cfg: &UclampConfig) -> UclampSe {
+    let uc_req = uclamp_tg_restrict(p, clamp_id, cfg.buckets);
+    let uc_max = cfg.default[clamp_id.idx()];
+    if uc_req.value > uc_max.value {
+        return uc_max;
+    }
+    uc_req
+}
+
+/// `uclamp_eff_value()`: the task's effective clamp: the back-annotated value while the
+/// clamp is refcounted (`active`), else freshly computed by [`uclamp_eff_get`].
+///
+/// Trap: a refcounted task keeps its enqueue-time value even after its request, group or
+/// the default changed.
+pub fn uclamp_eff_value(p: &UclampTask, clamp_id: UclampId, cfg: &UclampConfig) -> u32 {
+    let uc = p.uclamp[clamp_id.idx()];
+    if uc.active {
+        return uc.value;
+    }
+    uclamp_eff_get(p, clamp_id, cfg).value
+}
+
+/// `struct uclamp_bucket`: how many runnable tasks are counted here and the max of
+/// their clamp values (stale once empty).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UclampBucket {
+    /// `value`.
+    pub value: u32,
+    /// `tasks`.
+    pub tasks: u32,
+}
+
+/// `struct uclamp_rq`: one clamp id's rq value and buckets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UclampRq {
+    /// `value`: the rq's clamp.
+    pub value: u32,
+    /// `bucket[]` ([`UCLAMP_BUCKETS_MAX`] entries; the first `UCLAMP_BUCKETS` are used).
+    pub bucket: [UclampBucket; UCLAMP_BUCKETS_MAX],
+}
+
+/// A runqueue's uclamp state: `rq->uclamp[]` and `rq->uclamp_flags`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RqUclamp {
+    /// `rq->uclamp[UCLAMP_MIN]`, `rq->uclamp[UCLAMP_MAX]`.
+    pub uclamp: [UclampRq; 2],
+    /// `rq->uclamp_flags` ([`UCLAMP_FLAG_IDLE`]).
+    pub uclamp_flags: u32,
+}
+
+/// `init_uclamp_rq()`: MIN 0, MAX 1024, every bucket empty, idle flag set.
+pub fn init_uclamp_rq() -> RqUclamp {
+    let mut rq = RqUclamp {
+        uclamp_flags: UCLAMP_FLAG_IDLE,
+        ..Default::default()
+    };
+    for id in UclampId::ALL {
+        rq.uclamp[id.idx()].value = uclamp_none(id);
+    }
+    rq
+}
+
+/// `uclamp_rq_get()`.
+#[inline]
+pub fn uclamp_rq_get(rq: &RqUclamp, clamp_id: UclampId) -> u32 {
+    rq.uclamp[clamp_id.idx()].value
+}
+
+/// `uclamp_idle_value()`: the rq value once no task is left: MIN goes to 0, MAX keeps
+/// `clamp_value` (the leaving task's) and sets the idle flag.
+fn uclamp_idle_value(rq: &mut RqUclamp, clamp_id: UclampId, clamp_value: u32) -> u32 {
+    match clamp_id {
+        UclampId::Max => {
+            rq.uclamp_flags |= UCLAMP_FLAG_IDLE;
+            clamp_value
+        }
+        UclampId::Min => uclamp_none(UclampId::Min),
+    }
+}
+
+/// `uclamp_idle_reset()`: on idle exit the rq value is overwritten by the first task's.
+fn uclamp_idle_reset(rq: &mut RqUclamp, clamp_id: UclampId, clamp_value: u32) {
+    if rq.uclamp_flags & UCLAMP_FLAG_IDLE == 0 {
+        return;
+    }
+    rq.uclamp[clamp_id.idx()].value = clamp_value;
+}
+
+/// `uclamp_rq_max_value()`: the value of the highest non-empty bucket, or the idle value.
+fn uclamp_rq_max_value(
+    rq: &mut RqUclamp,
+    clamp_id: UclampId,
+    clamp_value: u32,
+    buckets: u32,
+) -> u32 {
+    let n = core::cmp::min(buckets as usize, UCLAMP_BUCKETS_MAX); // Kconfig bounds it by 20
+    let top = rq.uclamp[clamp_id.idx()].bucket[..n]
+        .iter()
+        .rev()
+        .find(|b| b.tasks != 0)
+        .map(|b| b.value);
+    match top {
+        Some(v) => v,
+        None => uclamp_idle_value(rq, clamp_id, clamp_value),
+    }
+}
+
+/// `uclamp_rq_inc_id()`: refcount the task's effective clamp in its bucket.
+///
+/// Traps: the effective value is recomputed and back-annotated first; with the idle flag
+/// set the rq value is overwritten (for MIN as well as MAX) before the max test; the
+/// bucket value is reset by the first task, otherwise only raised.
+pub fn uclamp_rq_inc_id(
+    rq: &mut RqUclamp,
+    p: &mut UclampTask,
+    clamp_id: UclampId,
+    cfg: &UclampConfig,
+) {
+    let id = clamp_id.idx();
+    p.uclamp[id] = uclamp_eff_get(p, clamp_id, cfg);
+    let uc_se = &mut p.uclamp[id];
+    uc_se.active = true;
+    let value = uc_se.value;
+    let bucket_id = uc_se.bucket_id as usize; // bucket ids are below UCLAMP_BUCKETS
+    uclamp_idle_reset(rq, clamp_id, value);
+    let uc_rq = &mut rq.uclamp[id];
+    if let Some(bucket) = uc_rq.bucket.get_mut(bucket_id) {
+        bucket.tasks = bucket.tasks.wrapping_add(1);
+        if bucket.tasks == 1 || value > bucket.value {
+            bucket.value = value;
+        }
+    }
+    if value > uc_rq.value {
+        uc_rq.value = value;
+    }
+}
+
+/// `uclamp_rq_dec_id()`: drop the task's refcount from the bucket it was counted in.
+///
+/// Traps: an inactive clamp is left alone; the stored bucket id is used, never a
+/// recomputed one; only when the bucket empties and its (possibly stale) value is at or
+/// above the rq value is the rq value recomputed; a MAX side left empty keeps the leaving
+/// task's value and sets the idle flag.
+pub fn uclamp_rq_dec_id(rq: &mut RqUclamp, p: &mut UclampTask, clamp_id: UclampId, buckets: u32) {
+    let id = clamp_id.idx();
+    let uc_se = &mut p.uclamp[id];
+    if !uc_se.active {
+        return;
+    }
+    uc_se.active = false;
+    let value = uc_se.value;
+    let uc_rq = &mut rq.uclamp[id];
+    let rq_clamp = uc_rq.value;
+    let Some(bucket) = uc_rq.bucket.get_mut(uc_se.bucket_id as usize) else {
+        return;
+    };
+    if bucket.tasks != 0 {
+        bucket.tasks -= 1;
+    }
+    if bucket.tasks != 0 {
+        return;
+    }
+    if bucket.value >= rq_clamp {
+        let bkt_clamp = uclamp_rq_max_value(rq, clamp_id, value, buckets);
+        rq.uclamp[id].value = bkt_clamp;
+    }
+}
+
+/// `uclamp_rq_inc()`: account an enqueued task's clamps (both ids), then clear the idle
+/// flag.
+///
+/// Traps: nothing happens when uclamp is unused or the class is not uclamp-enabled, nor
+/// for a delayed-dequeue task unless this is its `ENQUEUE_DELAYED` requeue.
+pub fn uclamp_rq_inc(
+    rq: &mut RqUclamp,
+    p: &mut UclampTask,
+    enqueue_delayed: bool,
+    cfg: &UclampConfig,
+) {
+    if !cfg.used || !p.uclamp_enabled {
+        return;
+    }
+    if p.sched_delayed && !enqueue_delayed {
+        return;
+    }
+    for id in UclampId::ALL {
+        uclamp_rq_inc_id(rq, p, id, cfg);
+    }
+    rq.uclamp_flags &= !UCLAMP_FLAG_IDLE;
+}
+
+/// `uclamp_rq_dec()`: drop a dequeued task's clamps (both ids).
+///
+/// Trap: a task still marked `sched_delayed` is skipped, so its buckets stay counted.
+pub fn uclamp_rq_dec(rq: &mut RqUclamp, p: &mut UclampTask, cfg: &UclampConfig) {
+    if !cfg.used || !p.uclamp_enabled || p.sched_delayed {
+        return;
+    }
+    for id in UclampId::ALL {
+        uclamp_rq_dec_id(rq, p, id, cfg.buckets);
+    }
+}
+
+/// `uclamp_rq_reinc_id()`: re-account an active clamp after its request, group or
+/// default changed (a dec then an inc); after MAX the idle flag is cleared.
+///
+/// Trap: the only gate is the clamp's `active` bit — not `uclamp_is_used`, the class or
+/// `sched_delayed`.
+pub fn uclamp_rq_reinc_id(
+    rq: &mut RqUclamp,
+    p: &mut UclampTask,
+    clamp_id: UclampId,
+    cfg: &UclampConfig,
+) {
+    if !p.uclamp[clamp_id.idx()].active {
+        return;
+    }
+    uclamp_rq_dec_id(rq, p, clamp_id, cfg.buckets);
+    uclamp_rq_inc_id(rq, p, clamp_id, cfg);
+    if clamp_id == UclampId::Max {
+        rq.uclamp_flags &= !UCLAMP_FLAG_IDLE;
+    }
+}
 
 /// `uclamp_rq_is_capped()`: is the runqueue held down by its uclamp_max?
 ///
