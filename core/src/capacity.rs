@@ -396,6 +396,252 @@ mod tests {
         }
     }
 
+    fn cpu(capacity_orig: u64, cpu_capacity: u64, hw: u64, cpufreq: u64) -> CpuCapacity {
+        CpuCapacity {
+            capacity_orig,
+            cpu_capacity,
+            hw_load_avg: hw,
+            cpufreq_pressure: cpufreq,
+        }
+    }
+
+    fn rq(rt: u64, dl: u64, irq: u64) -> RqPressureUtil {
+        RqPressureUtil {
+            rt_util_avg: rt,
+            dl_util_avg: dl,
+            irq_util_avg: irq,
+        }
+    }
+
+    #[test]
+    fn fits_capacity_margin_819_fits_820_does_not() {
+        assert!(fits_capacity(819, 1024));
+        assert!(!fits_capacity(820, 1024));
+        assert!(!fits_capacity(0, 0));
+    }
+
+    #[test]
+    fn fits_capacity_products_wrap() {
+        // 2^54 * 1024 wraps to 0, so nothing fits it; 2^56 * 1280 wraps to 0, so it fits 1.
+        assert!(!fits_capacity(0, 1 << 54));
+        assert!(fits_capacity(1 << 56, 1));
+    }
+
+    #[test]
+    fn capacity_greater_needs_about_five_percent() {
+        assert!(!capacity_greater(1078, 1024));
+        assert!(capacity_greater(1079, 1024));
+        // 2^54 * 1024 wraps to 0: a huge capacity is "not greater" than 1.
+        assert!(!capacity_greater(1 << 54, 1));
+    }
+
+    #[test]
+    fn get_actual_cpu_capacity_takes_max_not_sum_of_pressures() {
+        assert_eq!(get_actual_cpu_capacity(&cpu(1024, 1024, 100, 150)), 874);
+        assert_eq!(get_actual_cpu_capacity(&cpu(1024, 1024, 150, 100)), 874);
+    }
+
+    #[test]
+    fn get_actual_cpu_capacity_pressure_above_capacity_wraps() {
+        assert_eq!(
+            get_actual_cpu_capacity(&cpu(381, 381, 400, 0)),
+            381u64.wrapping_sub(400)
+        );
+    }
+
+    #[test]
+    fn scale_rt_capacity_saturation_returns_one() {
+        // irq alone reaches max
+        assert_eq!(scale_rt_capacity(&cpu(1024, 0, 0, 0), &rq(0, 0, 1024)), 1);
+        // rt + dl reach max (max 924 after 100 of pressure)
+        assert_eq!(
+            scale_rt_capacity(&cpu(1024, 0, 100, 0), &rq(500, 424, 0)),
+            1
+        );
+        // max 0: irq 0 >= 0 takes the first exit, no division
+        assert_eq!(scale_rt_capacity(&cpu(0, 0, 0, 0), &rq(0, 0, 0)), 1);
+    }
+
+    #[test]
+    fn scale_rt_capacity_scales_free_by_irq_share() {
+        // max 1024, free 1024 - 300 = 724, * (1024 - 100) / 1024 = 653 (truncated)
+        assert_eq!(
+            scale_rt_capacity(&cpu(1024, 0, 0, 0), &rq(200, 100, 100)),
+            653
+        );
+    }
+
+    #[test]
+    fn update_cpu_capacity_turns_zero_into_one() {
+        // free 1 * (1000 - 998) / 1000 = 0 -> 1
+        let (c, r) = (cpu(1000, 0, 0, 0), rq(999, 0, 998));
+        assert_eq!(scale_rt_capacity(&c, &r), 0);
+        assert_eq!(update_cpu_capacity(&c, &r), 1);
+    }
+
+    #[test]
+    fn check_cpu_capacity_compares_with_imbalance_pct() {
+        // 1024 * 100 = 102400; 880 * 117 = 102960 is not below, 875 * 117 = 102375 is.
+        assert!(!check_cpu_capacity(1024, 880, 117));
+        assert!(check_cpu_capacity(1024, 875, 117));
+    }
+
+    #[test]
+    fn util_fits_cpu_ignores_clamps_when_uclamp_unused() {
+        let c = cpu(1024, 1024, 0, 0);
+        assert_eq!(util_fits_cpu(900, 1024, 0, false, &c), 0);
+        assert_eq!(util_fits_cpu(500, 1024, 0, false, &c), 1);
+    }
+
+    #[test]
+    fn util_fits_cpu_uclamp_max_forces_fit() {
+        // 900 does not fit 1024 by margin, but a cap of 512 <= 1024 forces the fit.
+        assert_eq!(util_fits_cpu(900, 0, 512, true, &cpu(1024, 1024, 0, 0)), 1);
+        // On a 446 CPU a cap of 446 forces it too.
+        assert_eq!(util_fits_cpu(446, 0, 446, true, &cpu(446, 446, 0, 0)), 1);
+        assert_eq!(util_fits_cpu(446, 0, 447, true, &cpu(446, 446, 0, 0)), 0);
+    }
+
+    #[test]
+    fn util_fits_cpu_no_forced_fit_for_1024_cap_on_1024_cpu() {
+        assert_eq!(util_fits_cpu(900, 0, 1024, true, &cpu(1024, 1024, 0, 0)), 0);
+    }
+
+    #[test]
+    fn util_fits_cpu_returns_minus_one_when_boost_exceeds_actual_capacity() {
+        // fits (100 < 381 with margin), util < uclamp_min 400 > actual 381 - 0.
+        assert_eq!(
+            util_fits_cpu(100, 400, 1024, true, &cpu(381, 381, 0, 0)),
+            -1
+        );
+        // uclamp_min 381 is not above the actual capacity: plain fit.
+        assert_eq!(util_fits_cpu(100, 381, 1024, true, &cpu(381, 381, 0, 0)), 1);
+        // Pressure lowers the actual capacity (max of the two): 381 - 50 = 331 < 381.
+        assert_eq!(
+            util_fits_cpu(100, 381, 1024, true, &cpu(381, 381, 50, 20)),
+            -1
+        );
+    }
+
+    #[test]
+    fn util_fits_cpu_lowers_uclamp_min_to_uclamp_max() {
+        // uclamp_min 1024 is lowered to uclamp_max 300, which the CPU can give: 1, not -1.
+        assert_eq!(util_fits_cpu(100, 1024, 300, true, &cpu(381, 381, 0, 0)), 1);
+    }
+
+    #[test]
+    fn util_fits_cpu_minus_one_uses_unsigned_actual_capacity() {
+        // Pressure above capacity wraps the actual capacity to a huge value: no -1.
+        assert_eq!(
+            util_fits_cpu(1, 1000, 1024, true, &cpu(381, 381, 400, 0)),
+            1
+        );
+    }
+
+    #[test]
+    fn task_fits_cpu_minus_one_is_a_misfit() {
+        let c = cpu(381, 381, 0, 0);
+        assert_eq!(util_fits_cpu(100, 400, 1024, true, &c), -1);
+        assert!(!task_fits_cpu(100, 0, 400, 1024, true, &c));
+        assert!(task_fits_cpu(100, 0, 0, 1024, true, &c));
+    }
+
+    #[test]
+    fn task_util_est_masks_the_unchanged_flag() {
+        assert_eq!(task_util_est(10, UTIL_AVG_UNCHANGED | 300), 300);
+        assert_eq!(task_util_est(400, UTIL_AVG_UNCHANGED), 400);
+    }
+
+    fn util_rq(util_avg: u64, runnable_avg: u64, util_est: u32) -> CpuUtilRq {
+        CpuUtilRq {
+            cpu: 0,
+            capacity_orig: 1024,
+            cfs: CfsRqUtil {
+                util_avg,
+                runnable_avg,
+                util_est,
+            },
+            util_est_feat: true,
+        }
+    }
+
+    fn task(task_cpu: i32, util_avg: u64, util_est: u32) -> TaskUtil {
+        TaskUtil {
+            task_cpu,
+            util_avg,
+            util_est,
+            on_rq_queued: true,
+            is_current: false,
+            last_update_time: 1,
+        }
+    }
+
+    #[test]
+    fn cpu_util_boost_takes_runnable_and_caps_at_capacity() {
+        let r = util_rq(300, 2000, 0);
+        assert_eq!(cpu_util_cfs(&r), 300);
+        assert_eq!(cpu_util_cfs_boost(&r), 1024);
+    }
+
+    #[test]
+    fn cpu_util_removal_stops_at_zero_addition_adds() {
+        let r = util_rq(100, 0, 0);
+        // Leaving CPU 0: 100 - min(100, 300) = 0.
+        assert_eq!(cpu_util(&r, Some(&task(0, 300, 0)), 1, false), 0);
+        // Arriving at CPU 0 from CPU 1.
+        assert_eq!(cpu_util(&r, Some(&task(1, 300, 0)), 0, false), 400);
+    }
+
+    #[test]
+    fn cpu_util_task_util_est_flag_masked_rq_util_est_as_is() {
+        let r = util_rq(0, 0, 200);
+        let p = task(1, 0, UTIL_AVG_UNCHANGED | 100);
+        assert_eq!(cpu_util(&r, Some(&p), 0, false), 300);
+        // Queued task on this CPU, dst -1: its util_est is removed from the rq's.
+        let p = task(0, 0, UTIL_AVG_UNCHANGED | 50);
+        assert_eq!(cpu_util(&r, Some(&p), -1, false), 150);
+        // Neither queued nor current: the rq's util_est stays.
+        let p = TaskUtil {
+            on_rq_queued: false,
+            ..task(0, 0, 50)
+        };
+        assert_eq!(cpu_util(&r, Some(&p), -1, false), 200);
+    }
+
+    #[test]
+    fn cpu_util_without_ignores_new_or_foreign_tasks() {
+        let r = util_rq(500, 0, 0);
+        assert_eq!(cpu_util_without(&r, &task(0, 200, 0)), 300);
+        assert_eq!(cpu_util_without(&r, &task(1, 200, 0)), 500);
+        let new = TaskUtil {
+            last_update_time: 0,
+            ..task(0, 200, 0)
+        };
+        assert_eq!(cpu_util_without(&r, &new), 500);
+    }
+
+    #[test]
+    fn cpu_bw_dl_shifts_by_20_and_wraps() {
+        assert_eq!(cpu_bw_dl(1 << 20), 1024);
+        assert_eq!(cpu_bw_dl(1 << 19), 512);
+        assert_eq!(cpu_bw_dl(1 << 60), 0); // (2^60 * 2^10) wraps to 0
+    }
+
+    #[test]
+    fn effective_cpu_util_uclamp_min_enters_min_without_uclamp() {
+        let r = effective_cpu_util(&EffectiveUtilInput {
+            uclamp_min: 300,
+            uclamp_used: false,
+            ..input()
+        });
+        assert_eq!(r.min, 300);
+    }
+
+    #[test]
+    fn sched_cpu_util_ignores_rq_clamps() {
+        assert_eq!(sched_cpu_util(&util_rq(700, 0, 800)), 800);
+    }
+
     #[test]
     fn effective_cpu_util_irq_at_capacity_returns_capacity_everywhere() {
         let r = effective_cpu_util(&EffectiveUtilInput {

@@ -418,6 +418,233 @@ pub fn uclamp_rq_is_capped(
 mod tests {
     use super::*;
 
+    const B: u32 = 5;
+
+    fn cfg() -> UclampConfig {
+        UclampConfig {
+            buckets: B,
+            used: true,
+            default: [uclamp_se_set(1024, false, B), uclamp_se_set(1024, false, B)],
+        }
+    }
+
+    fn task(min: u32, max: u32) -> UclampTask {
+        UclampTask {
+            uclamp_req: [uclamp_se_set(min, true, B), uclamp_se_set(max, true, B)],
+            uclamp_enabled: true,
+            tg_is_root_or_autogroup: true,
+            tg_uclamp: [0, 1024],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn uclamp_bucket_delta_rounds_to_nearest_and_id_caps() {
+        assert_eq!(uclamp_bucket_delta(5), Some(205));
+        assert_eq!(uclamp_bucket_delta(20), Some(51)); // 1024 / 20 = 51.2
+        assert_eq!(uclamp_bucket_delta(0), None);
+        assert_eq!(uclamp_bucket_id(819, 5), 3);
+        assert_eq!(uclamp_bucket_id(820, 5), 4);
+        assert_eq!(uclamp_bucket_id(1024, 5), 4);
+        assert_eq!(uclamp_bucket_id(1024, 20), 19); // 1024 / 51 = 20, capped
+        assert_eq!(uclamp_bucket_id(5, 0), 0);
+    }
+
+    #[test]
+    fn uclamp_eff_value_active_returns_stored_value() {
+        let mut p = task(100, 1024);
+        p.uclamp[0] = UclampSe {
+            value: 700,
+            bucket_id: 3,
+            active: true,
+            user_defined: false,
+        };
+        assert_eq!(uclamp_eff_value(&p, UclampId::Min, &cfg()), 700);
+        p.uclamp[0].active = false;
+        assert_eq!(uclamp_eff_value(&p, UclampId::Min, &cfg()), 100);
+    }
+
+    #[test]
+    fn uclamp_eff_get_tg_restricts_unless_root_or_autogroup() {
+        let mut p = task(900, 1024);
+        p.tg_is_root_or_autogroup = false;
+        p.tg_uclamp = [100, 600];
+        let e = uclamp_eff_get(&p, UclampId::Min, &cfg());
+        assert_eq!((e.value, e.bucket_id, e.user_defined), (600, 2, false));
+        p.tg_is_root_or_autogroup = true;
+        assert_eq!(uclamp_eff_get(&p, UclampId::Min, &cfg()).value, 900);
+    }
+
+    #[test]
+    fn uclamp_eff_get_system_default_replaces_value_and_bucket() {
+        let mut c = cfg();
+        // A default whose stored bucket id is not the one its value would get.
+        c.default[1] = UclampSe {
+            value: 300,
+            bucket_id: 4,
+            active: false,
+            user_defined: false,
+        };
+        let e = uclamp_eff_get(&task(0, 800), UclampId::Max, &c);
+        assert_eq!((e.value, e.bucket_id), (300, 4));
+    }
+
+    #[test]
+    fn kernel_clamp_upper_bound_wins_when_bounds_cross() {
+        assert_eq!(kernel_clamp(500, 700, 600), 700);
+        assert_eq!(kernel_clamp(650, 700, 600), 600);
+        assert_eq!(kernel_clamp(300, 100, 600), 300);
+    }
+
+    #[test]
+    fn uclamp_rq_inc_skips_unused_disabled_and_delayed() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        let mut off = cfg();
+        off.used = false;
+        uclamp_rq_inc(&mut rq, &mut p, false, &off);
+        p.uclamp_enabled = false;
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        p.uclamp_enabled = true;
+        p.sched_delayed = true;
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        assert_eq!(rq, init_uclamp_rq());
+        uclamp_rq_inc(&mut rq, &mut p, true, &cfg()); // ENQUEUE_DELAYED
+        assert_eq!(rq.uclamp[1].bucket[2].tasks, 1);
+    }
+
+    #[test]
+    fn uclamp_rq_inc_idle_flag_overwrites_min_and_max() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        // MAX starts at 1024 but is overwritten (not max-ed) with 500.
+        assert_eq!((rq.uclamp[0].value, rq.uclamp[1].value), (300, 500));
+        assert_eq!(rq.uclamp_flags, 0);
+        assert!(p.uclamp[0].active && p.uclamp[1].active);
+    }
+
+    #[test]
+    fn uclamp_rq_bucket_value_reset_by_first_task_then_raised() {
+        let mut rq = init_uclamp_rq();
+        let (mut a, mut b) = (task(250, 1024), task(300, 1024));
+        uclamp_rq_inc(&mut rq, &mut a, false, &cfg());
+        assert_eq!(
+            rq.uclamp[0].bucket[1],
+            UclampBucket {
+                value: 250,
+                tasks: 1
+            }
+        );
+        uclamp_rq_inc(&mut rq, &mut b, false, &cfg());
+        assert_eq!(
+            rq.uclamp[0].bucket[1],
+            UclampBucket {
+                value: 300,
+                tasks: 2
+            }
+        );
+        // Dequeue of the 300 task leaves the bucket at 300 (overboost accepted).
+        uclamp_rq_dec(&mut rq, &mut b, &cfg());
+        assert_eq!(
+            rq.uclamp[0].bucket[1],
+            UclampBucket {
+                value: 300,
+                tasks: 1
+            }
+        );
+        assert_eq!(rq.uclamp[0].value, 300);
+    }
+
+    #[test]
+    fn uclamp_rq_dec_last_task_min_to_zero_max_retained_idle_set() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        uclamp_rq_dec(&mut rq, &mut p, &cfg());
+        assert_eq!((rq.uclamp[0].value, rq.uclamp[1].value), (0, 500));
+        assert_eq!(rq.uclamp_flags, UCLAMP_FLAG_IDLE);
+        // The empty buckets keep their stale values.
+        assert_eq!(
+            rq.uclamp[1].bucket[2],
+            UclampBucket {
+                value: 500,
+                tasks: 0
+            }
+        );
+    }
+
+    #[test]
+    fn uclamp_rq_dec_empty_min_side_never_sets_idle() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        uclamp_rq_dec_id(&mut rq, &mut p, UclampId::Min, B);
+        assert_eq!(rq.uclamp[0].value, 0);
+        assert_eq!(rq.uclamp_flags, 0);
+    }
+
+    #[test]
+    fn uclamp_rq_dec_skips_delayed_task() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        let before = rq;
+        p.sched_delayed = true;
+        uclamp_rq_dec(&mut rq, &mut p, &cfg());
+        assert_eq!(rq, before);
+        assert!(p.uclamp[0].active);
+    }
+
+    #[test]
+    fn uclamp_rq_dec_uses_stored_bucket_and_leaves_inactive_alone() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        // A new request does not move the counted bucket.
+        p.uclamp_req[0] = uclamp_se_set(900, true, B);
+        uclamp_rq_dec(&mut rq, &mut p, &cfg());
+        assert_eq!(rq.uclamp[0].bucket[1].tasks, 0);
+        assert_eq!(rq.uclamp[0].bucket[4].tasks, 0);
+        // A second dec of the now-inactive clamps changes nothing.
+        let before = rq;
+        uclamp_rq_dec(&mut rq, &mut p, &cfg());
+        assert_eq!(rq, before);
+    }
+
+    #[test]
+    fn uclamp_rq_dec_recomputes_only_when_bucket_value_reaches_rq_value() {
+        let mut rq = init_uclamp_rq();
+        let (mut hi, mut lo) = (task(900, 1024), task(100, 1024));
+        uclamp_rq_inc(&mut rq, &mut hi, false, &cfg());
+        uclamp_rq_inc(&mut rq, &mut lo, false, &cfg());
+        uclamp_rq_dec(&mut rq, &mut lo, &cfg()); // bucket 0 empties, 100 < 900: no recompute
+        assert_eq!(rq.uclamp[0].value, 900);
+        uclamp_rq_dec(&mut rq, &mut hi, &cfg()); // bucket 4 empties: recompute -> none left
+        assert_eq!(rq.uclamp[0].value, 0);
+    }
+
+    #[test]
+    fn uclamp_rq_reinc_gated_only_by_active_and_clears_idle() {
+        let mut rq = init_uclamp_rq();
+        let mut p = task(300, 500);
+        uclamp_rq_inc(&mut rq, &mut p, false, &cfg());
+        p.uclamp_req[1] = uclamp_se_set(800, true, B);
+        // sched_delayed and a disabled static key do not stop it.
+        p.sched_delayed = true;
+        let mut off = cfg();
+        off.used = false;
+        uclamp_rq_reinc_id(&mut rq, &mut p, UclampId::Max, &off);
+        assert_eq!(rq.uclamp[1].value, 800);
+        assert_eq!(rq.uclamp_flags, 0); // transiently idle, cleared after MAX
+        assert_eq!(rq.uclamp[1].bucket[3].tasks, 1);
+        // An inactive clamp is not re-accounted.
+        let mut q = task(300, 200);
+        let before = rq;
+        uclamp_rq_reinc_id(&mut rq, &mut q, UclampId::Max, &cfg());
+        assert_eq!(rq, before);
+    }
+
     #[test]
     fn uclamp_rq_is_capped_counts_equality_and_zero_cap() {
         assert!(uclamp_rq_is_capped(true, 0, 0, 0));
