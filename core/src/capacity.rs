@@ -284,12 +284,16 @@ pub fn cpu_bw_dl(running_bw: u64) -> u64 {
     running_bw.wrapping_mul(SCHED_CAPACITY_SCALE) >> BW_SHIFT
 }
 
-/// `sched_cpu_util()`: [`effective_cpu_util`] of the CFS utilization with no RT, DL or
-/// IRQ time and without the min/max outputs (so the rq clamps do not matter).
-pub fn sched_cpu_util(rq: &CpuUtilRq) -> u64 {
+/// `sched_cpu_util()`: [`effective_cpu_util`] of the CPU's CFS utilization plus its RT,
+/// DL and IRQ signals, without the min/max outputs — so neither the rq clamps nor the DL
+/// bandwidth matter, only the return value.
+pub fn sched_cpu_util(rq: &CpuUtilRq, other: &RqPressureUtil) -> u64 {
     effective_cpu_util(&EffectiveUtilInput {
         capacity: rq.capacity_orig,
         util_cfs: cpu_util_cfs(rq),
+        util_rt: other.rt_util_avg,
+        util_dl: other.dl_util_avg,
+        util_irq: other.irq_util_avg,
         uclamp_max: SCHED_CAPACITY_SCALE,
         ..Default::default()
     })
@@ -639,7 +643,9 @@ mod tests {
 
     #[test]
     fn sched_cpu_util_ignores_rq_clamps() {
-        assert_eq!(sched_cpu_util(&util_rq(700, 0, 800)), 800);
+        assert_eq!(sched_cpu_util(&util_rq(700, 0, 800), &rq(0, 0, 0)), 800);
+        // 800 + 100 rt = 900, * (1024 - 64) / 1024 = 843, + 64 irq = 907.
+        assert_eq!(sched_cpu_util(&util_rq(700, 0, 800), &rq(100, 0, 64)), 907);
     }
 
     #[test]
