@@ -34,6 +34,7 @@
 //! # capacity = 381                       # ... or the capacity itself (all domains alike)
 //! capacity_freq_ref_khz = 1416000        # optional; default: highest OPP
 //! dynamic_power_coefficient = 100        # optional: OPP power from voltage
+//! transition_latency_ns = 40000          # optional: DT clock-latency-ns (max over OPPs)
 //! idle_states = ["cpu-sleep"]            # names of [[idle_state]] entries, shallow first
 //! opp = [ { khz = 408000, uv = 825000 }, # ascending, distinct, non-zero kHz;
 //!         { khz = 600000, power_uw = 40837 } ]  # or power_mw; uv optional
@@ -136,6 +137,7 @@ struct DomainSpec {
     capacity: Option<u64>,
     capacity_freq_ref_khz: Option<u64>,
     dynamic_power_coefficient: Option<u32>,
+    transition_latency_ns: Option<u32>,
     #[serde(default)]
     idle_states: Vec<String>,
     #[serde(default)]
@@ -206,6 +208,9 @@ pub struct FreqDomain {
     pub capacity_freq_ref_khz: u64,
     /// DT `dynamic-power-coefficient`, when given.
     pub dynamic_power_coefficient: Option<u32>,
+    /// cpufreq `transition_latency` in ns (DT `clock-latency-ns`, the largest over the
+    /// OPPs), when known; schedutil derives its default rate limit from it.
+    pub transition_latency_ns: Option<u32>,
     /// The OPP table, ascending frequency.
     pub opps: Vec<Opp>,
     /// The Energy Model, built by the core's `em_create_perf_table()`.
@@ -689,6 +694,7 @@ fn build_domain(
         capacity_dmips_mhz: dom.capacity_dmips_mhz,
         capacity_freq_ref_khz,
         dynamic_power_coefficient: dom.dynamic_power_coefficient,
+        transition_latency_ns: dom.transition_latency_ns,
         opps,
         em: None,
         idle_states,

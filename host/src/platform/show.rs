@@ -72,11 +72,12 @@ pub fn render(p: &Platform) -> String {
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "domain {} (cpus {}, capacity {}, dynamic-power-coefficient {})",
+            "domain {} (cpus {}, capacity {}, dynamic-power-coefficient {}, transition latency {} ns)",
             d.name,
             cpu_list(&d.cpus),
             d.capacity,
-            opt(d.dynamic_power_coefficient)
+            opt(d.dynamic_power_coefficient),
+            opt(d.transition_latency_ns)
         );
         match &d.em {
             Some(em) => {
