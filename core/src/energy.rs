@@ -50,6 +50,7 @@ pub type EmTable = heapless::Vec<EmPerfState, EM_MAX_PERF_STATES>;
 /// `struct em_perf_domain` with its table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EmPerfDomain {
     /// `em_table->state[]`, ascending frequency.
     pub table: EmTable,

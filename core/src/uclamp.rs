@@ -43,7 +43,7 @@ impl UclampId {
     }
 
     fn idx(self) -> usize {
-        self as usize
+        self as usize // 0 or 1: the kernel's array index
     }
 }
 
@@ -59,7 +59,8 @@ pub fn uclamp_none(clamp_id: UclampId) -> u32 {
 /// `UCLAMP_BUCKET_DELTA`: `DIV_ROUND_CLOSEST(1024, buckets)`; `None` for 0 buckets.
 #[inline]
 pub fn uclamp_bucket_delta(buckets: u32) -> Option<u32> {
-    (buckets != 0).then(|| (SCHED_CAPACITY_SCALE as u32 + buckets / 2) / buckets)
+    const SCALE: u32 = SCHED_CAPACITY_SCALE as u32; // 1024 fits an unsigned int
+    (buckets != 0).then(|| (SCALE + buckets / 2) / buckets)
 }
 
 /// `uclamp_bucket_id()`: `min(value / delta, buckets - 1)`.
@@ -324,6 +325,7 @@ pub fn uclamp_rq_dec_id(rq: &mut RqUclamp, p: &mut UclampTask, clamp_id: UclampI
     let value = uc_se.value;
     let uc_rq = &mut rq.uclamp[id];
     let rq_clamp = uc_rq.value;
+    // The stored bucket id; `get_mut` guards a corrupt one instead of indexing.
     let Some(bucket) = uc_rq.bucket.get_mut(uc_se.bucket_id as usize) else {
         return;
     };
