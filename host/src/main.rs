@@ -30,9 +30,11 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum PlatformCmd {
-    /// Load and validate a platform file, then print the normalised CPU capacities
-    /// (computed by the core), each domain's OPPs with its Energy Model (performance,
-    /// cost, inefficient states) and the idle states.
+    /// Validate a platform file; print its capacities, EM tables and idle states.
+    ///
+    /// Prints the normalised CPU capacities (computed by the core), each domain's OPPs
+    /// with its Energy Model (performance, cost, inefficient states) and the idle states;
+    /// a broken file is an error naming the file and the key (exit code 2).
     ///
     /// Example: schedmath platform show fixtures/platforms/rk3399.toml
     ///
