@@ -4,4 +4,5 @@
 
 pub mod fixtures;
 pub mod idle;
+pub mod platform;
 pub mod verify;
