@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `schedmath idle` on rk3399's idle states: snapshots of the per-state tables for every
-//! teo version and menu (VARIANTS.md §4), and the errors of bad patterns.
+//! `schedmath idle` on rk3399's idle states (fixtures/platforms/rk3399.toml): snapshots of
+//! the per-state tables for every teo version and menu (VARIANTS.md §4), and the errors of
+//! bad patterns and options.
 
 use clap::Parser;
 use schedmath_host::idle::{run, IdleArgs};
 
 /// rk3399 (device tree): WFI 1/1 µs, cpu-sleep 370/900 µs, cluster-sleep 900/2000 µs
-/// (exit latency = entry + exit latency, target residency = min-residency).
+/// (exit latency = entry + exit latency, target residency = min-residency), inline.
 const RK3399: &str = "WFI:1us/1us,cpu-sleep:370us/900us,cluster-sleep:900us/2000us";
+
+/// The platform file with the same states.
+const RK3399_TOML: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/platforms/rk3399.toml"
+);
 
 const GOVERNORS: [&str; 5] = ["teo-v6.6", "teo-v6.10", "teo-v6.12", "teo-mainline", "menu"];
 
@@ -30,8 +37,10 @@ fn every_governor(pattern: &str) -> String {
         .iter()
         .map(|g| {
             idle(&[
-                "--states",
-                RK3399,
+                "--platform",
+                RK3399_TOML,
+                "--cpu",
+                "0",
                 "--pattern",
                 pattern,
                 "--util",
@@ -47,7 +56,8 @@ fn every_governor(pattern: &str) -> String {
 
 #[test]
 fn timer_50ms_on_a_utilized_cpu() {
-    // util 100 > 1024 >> 6: v6.6/v6.10 step down to cpu-sleep and miss below every time;
+    // CPU 0 (A53, capacity 381): util 100 > 381 >> 6 = 5, so v6.6/v6.10 step down to
+    // cpu-sleep and miss below every time;
     // v6.12, mainline and menu sit in cluster-sleep.
     insta::assert_snapshot!(every_governor("timer:50ms"));
 }
@@ -60,8 +70,10 @@ fn io_then_timer_on_a_utilized_cpu() {
 #[test]
 fn compare_teo_v6_10_with_v6_12() {
     let out = idle(&[
-        "--states",
-        RK3399,
+        "--platform",
+        RK3399_TOML,
+        "--cpu",
+        "4",
         "--pattern",
         "timer:50ms",
         "--util",
@@ -160,5 +172,49 @@ fn bad_options_are_clear_errors() {
     assert_eq!(
         err(&["--states", "WFI:1us", "--pattern", "timer:1ms"]),
         "--states: idle state `WFI:1us`: expected EXIT_LATENCY/TARGET_RESIDENCY"
+    );
+}
+
+#[test]
+fn util_threshold_is_the_platform_capacity_shifted_by_six() {
+    // CPU 0 has capacity 381: util 5 is not above 381 >> 6 = 5, util 6 is.
+    let cluster_sleep_usage = |util: &str| {
+        let out = idle(&[
+            "--platform",
+            RK3399_TOML,
+            "--pattern",
+            "timer:50ms",
+            "--count",
+            "10",
+            "--util",
+            util,
+            "--profile",
+            "teo-v6.10",
+            "--json",
+        ])
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["states"][2]["usage"].as_u64().unwrap()
+    };
+    assert_eq!(cluster_sleep_usage("5"), 10);
+    assert_eq!(cluster_sleep_usage("6"), 0);
+}
+
+#[test]
+fn platform_errors_name_the_file() {
+    assert_eq!(
+        err(&[
+            "--platform",
+            RK3399_TOML,
+            "--cpu",
+            "6",
+            "--pattern",
+            "timer:1ms"
+        ]),
+        format!("{RK3399_TOML}: --cpu 6 but the platform has 6 CPUs")
+    );
+    assert!(
+        err(&["--platform", "/nonexistent.toml", "--pattern", "timer:1ms"])
+            .starts_with("/nonexistent.toml: ")
     );
 }

@@ -469,4 +469,18 @@ mod tests {
         assert_eq!(m, IdleMiss::default());
         assert_eq!(dev.last_residency_ns, 5_000);
     }
+
+    #[test]
+    fn enable_starts_each_governor_as_its_enable_callback() {
+        let g = Governor::enable(IdleGovernor::TeoV6_10, 1024);
+        assert_eq!(g.kind(), IdleGovernor::TeoV6_10);
+        let Governor::Teo { cpu, .. } = g else {
+            panic!("teo")
+        };
+        assert_eq!((cpu.util_threshold, cpu.recent_idx), (16, [-1; 9]));
+        let g = Governor::enable(IdleGovernor::Menu, 1024);
+        assert_eq!(g.kind(), IdleGovernor::Menu);
+        let Governor::Menu(d) = g else { panic!("menu") };
+        assert_eq!(d.correction_factor, [8192; 6]);
+    }
 }

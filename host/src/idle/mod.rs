@@ -487,9 +487,10 @@ pub struct IdleArgs {
     /// with capacity >> 6).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub util: u64,
-    /// CPU capacity (arch_scale_cpu_capacity) for teo's util threshold.
-    #[arg(long, value_name = "N", default_value_t = 1024)]
-    pub capacity: u64,
+    /// CPU capacity (arch_scale_cpu_capacity) for teo's util threshold; default: the
+    /// platform's capacity of the CPU, or 1024 with --states.
+    #[arg(long, value_name = "N")]
+    pub capacity: Option<u64>,
     /// Kernel HZ (TICK_NSEC = 1 s / HZ, rounded).
     #[arg(long, default_value_t = 250)]
     pub hz: u32,
@@ -527,17 +528,27 @@ pub fn resolve_governor(
     })
 }
 
+/// Where the replayed CPU comes from, for the table's first line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// `platform rk3399, CPU 0` or `inline idle states`.
+    pub label: String,
+    /// `arch_scale_cpu_capacity()` of the CPU.
+    pub capacity: u64,
+}
+
 /// Runs `schedmath idle` with the states already loaded; writes the table or JSON.
 pub fn run_with_states(
     args: &IdleArgs,
     states: &[IdleStateSpec],
+    setup: &Setup,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<()> {
     use anyhow::Context as _;
     let periods = pattern::load(&args.pattern, args.count, args.seed)?;
     let cfg = ReplayConfig {
         tick_nsec: tick_nsec(args.hz).context("--hz must be positive")?,
-        capacity: args.capacity,
+        capacity: setup.capacity,
         util: args.util,
     };
     let text = match &args.compare {
@@ -563,20 +574,70 @@ pub fn run_with_states(
             }
         }
     };
+    if !args.json {
+        writeln!(
+            out,
+            "{} (capacity {}), HZ={}, util {} unless the pattern gives one",
+            setup.label, setup.capacity, args.hz, args.util
+        )?;
+    }
     writeln!(out, "{}", text.trim_end())?;
     Ok(())
 }
 
+/// The idle states of `cpu` on a loaded platform (µs → ns as the cpuidle core does).
+pub fn platform_states(p: &crate::platform::Platform, cpu: usize) -> Vec<IdleStateSpec> {
+    use schedmath::cpuidle::{CPUIDLE_FLAG_POLLING, CPUIDLE_FLAG_TIMER_STOP};
+    p.idle_states_of(cpu)
+        .into_iter()
+        .map(|s| IdleStateSpec {
+            name: s.name.clone(),
+            state: CpuidleState {
+                exit_latency_ns: i64::from(s.exit_latency_us) * 1000,
+                target_residency_ns: i64::from(s.target_residency_us) * 1000,
+                flags: if s.flags.polling {
+                    CPUIDLE_FLAG_POLLING
+                } else {
+                    0
+                } | if s.flags.timer_stop {
+                    CPUIDLE_FLAG_TIMER_STOP
+                } else {
+                    0
+                },
+            },
+        })
+        .collect()
+}
+
 /// Runs `schedmath idle`.
 pub fn run(args: &IdleArgs, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
-    let states = match (&args.states, &args.platform) {
-        (Some(spec), _) => parse_states(spec).map_err(|e| anyhow::anyhow!("--states: {e}"))?,
-        (None, Some(path)) => anyhow::bail!(
-            "{}: platform files are not supported yet (the platform loader is not merged); \
-             give the idle states with --states",
-            path.display()
+    let (states, setup) = match (&args.states, &args.platform) {
+        (Some(spec), _) => (
+            parse_states(spec).map_err(|e| anyhow::anyhow!("--states: {e}"))?,
+            Setup {
+                label: "inline idle states".into(),
+                capacity: args.capacity.unwrap_or(1024),
+            },
         ),
+        (None, Some(path)) => {
+            let p = crate::platform::Platform::load(path)?;
+            let capacity = p.capacity_orig(args.cpu).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: --cpu {} but the platform has {} CPUs",
+                    path.display(),
+                    args.cpu,
+                    p.nr_cpus()
+                )
+            })?;
+            let states = platform_states(&p, args.cpu);
+            if states.is_empty() {
+                anyhow::bail!("{}: CPU {} has no idle states", path.display(), args.cpu);
+            }
+            let label = format!("platform {}, CPU {}", p.name, args.cpu);
+            let capacity = args.capacity.unwrap_or(capacity);
+            (states, Setup { label, capacity })
+        }
         (None, None) => anyhow::bail!("give --platform FILE or --states"),
     };
-    run_with_states(args, &states, out)
+    run_with_states(args, &states, &setup, out)
 }
