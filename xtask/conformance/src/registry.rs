@@ -34,8 +34,11 @@ pub enum Kind {
 
 fn check_one<C: Case>(input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
     let case: C = postcard::from_bytes(input).map_err(|_| CheckError::Decode)?;
+    // Run first: an input the driver refuses (e.g. a table above its capacity) reports
+    // why, rather than failing to decode an expected output it could not hold.
+    let got = case.run()?;
     let want: C::Out = postcard::from_bytes(expected).map_err(|_| CheckError::Decode)?;
-    Ok(case.run()? == want)
+    Ok(got == want)
 }
 
 fn seq_apply_one<S: Sequence>(
@@ -174,6 +177,19 @@ macro_rules! registry {
 registry! {
     cases: [
         ("capacity", "cap_scale", crate::capacity::CapScale),
+        ("pelt", "sched_pelt_generator", crate::pelt::SchedPeltGenerator),
+        ("pelt", "decay_load", crate::pelt::DecayLoad),
+        ("pelt", "__accumulate_pelt_segments", crate::pelt::AccumulatePeltSegments),
     ],
-    sequences: [],
+    sequences: [
+        ("pelt", "se_sequence", PeltSe: crate::pelt::SeSequence),
+        ("pelt", "cfs_rq_sequence", PeltCfsRq: crate::pelt::CfsRqSequence),
+        ("pelt", "rt_sequence", PeltRt: crate::pelt::RtSequence),
+        ("pelt", "dl_sequence", PeltDl: crate::pelt::DlSequence),
+        ("pelt", "hw_sequence", PeltHw: crate::pelt::HwSequence),
+        ("pelt", "irq_sequence", PeltIrq: crate::pelt::IrqSequence),
+        ("pelt", "clock_pelt_sequence", PeltClock: crate::pelt::ClockPeltSequence),
+        ("pelt", "clock_pelt_mult_sequence", PeltClockMult: crate::pelt::ClockPeltMultSequence),
+        ("pelt", "util_est_sequence", PeltUtilEst: crate::pelt::UtilEstSeq),
+    ],
 }
