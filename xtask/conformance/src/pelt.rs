@@ -62,10 +62,10 @@ impl PeltVariant {
 /// table.
 ///
 /// Host (feature `json`): 4096, a 16 KiB table. Target: 1024, so that one expected output
-/// (≤ 5 postcard bytes per entry, 5 KiB) fits a [`crate::record::MAX_FRAME`] record and the
-/// decoded expected table, the computed one and the generator's own (3 × 4 KiB) fit the
-/// lm3s6965's 64 KiB RAM beside the runner's 8 KiB frame buffer. A larger halflife is
-/// refused with [`CaseError::TooLong`].
+/// (≤ 5 postcard bytes per entry, about 5 KiB) fits a [`crate::record::MAX_FRAME`] record,
+/// and the driver's stack frame (the decoded expected table, the generator's and the
+/// output's, with their moves: 24.7 KiB on thumbv7m) fits the lm3s6965's 64 KiB RAM beside
+/// the runner's own 9 KiB frame. A larger halflife is refused with [`CaseError::TooLong`].
 #[cfg(feature = "json")]
 pub const GENERATOR_MAX_HALFLIFE: usize = 4096;
 /// See the `json` variant of this constant.

@@ -32,6 +32,7 @@ pub enum Kind {
     Seq(u16),
 }
 
+#[inline(never)] // one frame per kind: the target's stack lines show each suite's own use
 fn check_one<C: Case>(input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
     let case: C = postcard::from_bytes(input).map_err(|_| CheckError::Decode)?;
     // Run first: an input the driver refuses (e.g. a table above its capacity) reports
@@ -41,6 +42,7 @@ fn check_one<C: Case>(input: &[u8], expected: &[u8]) -> Result<bool, CheckError>
     Ok(got == want)
 }
 
+#[inline(never)]
 fn seq_apply_one<S: Sequence>(
     state: &mut S::State,
     op: &[u8],
@@ -51,6 +53,9 @@ fn seq_apply_one<S: Sequence>(
     Ok(S::apply(state, &op)? == want)
 }
 
+// The three target entry points below are `#[inline(never)]`: the Cortex-M runner measures
+// the stack its cases use below its loop, which only counts frames of real calls (an
+// inlined driver's locals, e.g. the generator's tables, would hide in the loop's frame).
 macro_rules! registry {
     (
         cases: [ $( ($cmod:literal, $cfn:literal, $cty:ty) ),* $(,)? ],
@@ -71,6 +76,7 @@ macro_rules! registry {
 
         /// Runs a stateless case from postcard bytes; `Ok(true)` when the output matches.
         #[allow(unused_mut, unused_variables, unused_assignments)]
+        #[inline(never)]
         pub fn check_case(kind: u16, input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
             let mut k = 0u16;
             $(
@@ -90,6 +96,7 @@ macro_rules! registry {
 
         /// Starts a sequence from its postcard init.
         #[allow(unused_mut, unused_variables, unused_assignments)]
+        #[inline(never)]
         pub fn seq_start(kind: u16, init: &[u8], variant: &str) -> Result<SeqState, CheckError> {
             let mut k = 0u16;
             $(
@@ -104,6 +111,7 @@ macro_rules! registry {
         }
 
         /// Applies one postcard op; `Ok(true)` when the state after it matches.
+        #[inline(never)]
         pub fn seq_apply(state: &mut SeqState, op: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
             match *state {
                 $( SeqState::$sname(ref mut s) => seq_apply_one::<$sty>(s, op, expected), )*
