@@ -394,49 +394,47 @@ impl Signal for CfsRq {
     }
 }
 
-/// Ops of `rt_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum RtOp {
-    /// `update_rt_rq_load_avg()`.
-    #[serde(rename = "update_rt_rq_load_avg")]
-    Update {
-        /// PELT clock.
-        now: u64,
-        /// An rt task is running.
-        running: i32,
-    },
+/// The rt and dl rq signals: one op `{now, running}` calling the class's update.
+macro_rules! class_rq_signal {
+    ($kind:ident, $op:ident, $suite:literal, $name:literal, $update:path) => {
+        #[doc = concat!("Ops of `", $suite, "`.")]
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub enum $op {
+            #[doc = concat!("`", $name, "()`.")]
+            #[serde(rename = $name)]
+            Update {
+                /// PELT clock.
+                now: u64,
+                /// A task of the class is running.
+                running: i32,
+            },
+        }
+
+        impl Signal for $kind {
+            type Op = $op;
+            const UTIL_EST: bool = false;
+            fn update(sa: &mut SchedAvg, op: &$op, t: &PeltTables) -> Result<i32, CaseError> {
+                let $op::Update { now, running } = *op;
+                Ok($update(now, sa, running, t))
+            }
+        }
+    };
 }
 
-impl Signal for Rt {
-    type Op = RtOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &RtOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let RtOp::Update { now, running } = *op;
-        Ok(pelt::update_rt_rq_load_avg(now, sa, running, t))
-    }
-}
-
-/// Ops of `dl_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum DlOp {
-    /// `update_dl_rq_load_avg()`.
-    #[serde(rename = "update_dl_rq_load_avg")]
-    Update {
-        /// PELT clock.
-        now: u64,
-        /// A dl task is running.
-        running: i32,
-    },
-}
-
-impl Signal for Dl {
-    type Op = DlOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &DlOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let DlOp::Update { now, running } = *op;
-        Ok(pelt::update_dl_rq_load_avg(now, sa, running, t))
-    }
-}
+class_rq_signal!(
+    Rt,
+    RtOp,
+    "rt_sequence",
+    "update_rt_rq_load_avg",
+    pelt::update_rt_rq_load_avg
+);
+class_rq_signal!(
+    Dl,
+    DlOp,
+    "dl_sequence",
+    "update_dl_rq_load_avg",
+    pelt::update_dl_rq_load_avg
+);
 
 /// Ops of `hw_sequence`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
