@@ -17,7 +17,9 @@
 extern crate std;
 
 pub mod capacity;
+pub mod energy;
 pub mod math;
+pub mod overutilized;
 pub mod pelt;
 pub mod profile;
 pub mod schedutil;

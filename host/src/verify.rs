@@ -240,21 +240,32 @@ pub fn select_suites(args: &VerifyArgs, default_dir: &Path) -> anyhow::Result<Ve
     } else {
         args.fixtures.clone()
     };
+    // (file, its path below the directory given), so `--suite` never matches the
+    // directories above the fixtures (a checkout named after a module, say).
     let mut files = Vec::new();
     for d in &dirs {
         if !d.exists() {
             bail!("{}: no such file or directory", d.display());
         }
-        collect(d, &mut files)?;
+        let mut found = Vec::new();
+        collect(d, &mut found)?;
+        files.extend(found.into_iter().map(|f| {
+            let rel = f
+                .strip_prefix(d)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .into_owned();
+            (f, rel)
+        }));
     }
     files.sort();
     let mut suites = Vec::new();
-    for f in files {
+    for (f, rel) in files {
         let s = SuiteFile::read(&f)?;
         let keep = args
             .suite
             .as_deref()
-            .is_none_or(|p| matches(p, &s.header.suite) || matches(p, &f.to_string_lossy()));
+            .is_none_or(|p| matches(p, &s.header.suite) || matches(p, &rel));
         if keep {
             suites.push(s);
         }

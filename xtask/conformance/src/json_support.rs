@@ -30,23 +30,22 @@ fn ops(input: &Value) -> Result<&Vec<Value>, String> {
         .ok_or_else(|| "in: missing field `ops`".to_string())
 }
 
-/// Reads one op of `in.ops`. The fixtures write an op as `{"op": "name", ...fields}`
-/// (internally tagged), which postcard cannot decode; it is reshaped into the externally
-/// tagged `{"name": {...fields}}` first, so every sequence's op enum is a plain enum with
-/// one `#[serde(rename = "name")]` struct variant per op (an op without fields is an empty
-/// struct variant `Name {}`) that reads the same from JSON and from postcard.
-fn typed_op<T: serde::de::DeserializeOwned>(op: &Value, what: &str) -> Result<T, String> {
-    let Value::Object(fields) = op else {
-        return Err(std::format!("{what}: expected an object"));
+/// A fixture op `{"op": "name", ...fields}` in serde's externally tagged form
+/// `{"name": {...fields}}`, so op enums are plain enums that postcard can carry too
+/// (postcard cannot read internally tagged enums). Other values pass unchanged.
+pub(crate) fn externally_tagged(op: &Value) -> Value {
+    let Some(obj) = op.as_object() else {
+        return op.clone();
     };
-    let Some(Value::String(name)) = fields.get("op") else {
-        return Err(std::format!("{what}: missing field `op`"));
+    let Some(Value::String(name)) = obj.get("op") else {
+        return op.clone();
     };
-    let mut rest = fields.clone();
-    rest.remove("op");
-    let mut tagged = serde_json::Map::new();
-    tagged.insert(name.clone(), Value::Object(rest));
-    typed(&Value::Object(tagged), what)
+    let fields: serde_json::Map<String, Value> = obj
+        .iter()
+        .filter(|(k, _)| k.as_str() != "op")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    serde_json::json!({ name.clone(): fields })
 }
 
 pub(crate) fn run_case<C: Case>(input: &Value) -> Result<Value, String> {
@@ -61,7 +60,7 @@ pub(crate) fn run_seq<S: Sequence>(input: &Value, variant: &str) -> Result<Value
     let mut after = Vec::new();
     for (i, op) in ops(input)?.iter().enumerate() {
         let what = std::format!("op {i}");
-        let op: S::Op = typed_op(op, &what)?;
+        let op: S::Op = typed(&externally_tagged(op), &what)?;
         let a = S::apply(&mut state, &op).map_err(|e| std::format!("{what}: {e}"))?;
         after.push(serde_json::to_value(a).map_err(|e| e.to_string())?);
     }
@@ -94,7 +93,7 @@ pub(crate) fn encode_seq<S: Sequence>(input: &Value, out: &Value) -> Result<Enco
     }
     let mut pairs = Vec::with_capacity(ops.len());
     for (i, (op, a)) in ops.iter().zip(after).enumerate() {
-        let op: S::Op = typed_op(op, &std::format!("op {i}"))?;
+        let op: S::Op = typed(&externally_tagged(op), &std::format!("op {i}"))?;
         let a: S::After = typed(a, &std::format!("out.after[{i}]"))?;
         pairs.push((bytes(&op)?, bytes(&a)?));
     }
