@@ -22,6 +22,7 @@ use serde::{de::DeserializeOwned, Serialize};
 pub mod capacity;
 #[cfg(feature = "json")]
 mod json_support;
+pub mod pelt;
 pub mod record;
 pub mod registry;
 
@@ -38,15 +39,21 @@ pub enum CaseError {
     TooLong,
     /// The op's name is not one this sequence knows.
     UnknownOp,
+    /// A field this variant or op needs is absent (its name).
+    Missing(&'static str),
+    /// A field's value is outside what the kernel code computes (its name).
+    OutOfRange(&'static str),
 }
 
 impl core::fmt::Display for CaseError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::UnknownVariant => "unknown variant",
-            Self::TooLong => "table longer than the core's fixed capacity",
-            Self::UnknownOp => "unknown op",
-        })
+        match self {
+            Self::UnknownVariant => f.write_str("unknown variant"),
+            Self::TooLong => f.write_str("table longer than the core's fixed capacity"),
+            Self::UnknownOp => f.write_str("unknown op"),
+            Self::Missing(field) => write!(f, "missing field `{field}`"),
+            Self::OutOfRange(field) => write!(f, "field `{field}` out of range"),
+        }
     }
 }
 
