@@ -121,8 +121,8 @@ pub fn get_typical_interval(data: &MenuDevice) -> u32 {
             variance >>= INTERVAL_SHIFT;
         } else {
             // do_div(); divisor > 0 because some sample passed (max != 0).
-            avg /= u64::from(divisor);
-            variance /= u64::from(divisor);
+            avg = avg.checked_div(u64::from(divisor)).unwrap_or(0);
+            variance = variance.checked_div(u64::from(divisor)).unwrap_or(0);
         }
         let avg_sq = avg.wrapping_mul(avg);
         variance = variance.wrapping_sub(avg_sq);
@@ -327,10 +327,12 @@ pub fn menu_update(
     }
     let mut new_factor = correction_factor(data);
     new_factor -= new_factor / DECAY;
-    let add = if data.next_timer_ns > 0 && measured_ns < MAX_INTERESTING {
-        RESOLUTION.wrapping_mul(measured_ns) / data.next_timer_ns
-    } else {
-        RESOLUTION // idle so long that it counts as a perfect prediction
+    let add = match RESOLUTION
+        .wrapping_mul(measured_ns)
+        .checked_div(data.next_timer_ns)
+    {
+        Some(ratio) if measured_ns < MAX_INTERESTING => ratio,
+        _ => RESOLUTION, // idle so long (or no timer) that it counts as a perfect prediction
     };
     new_factor = new_factor.wrapping_add(add as u32); // added into an unsigned int
     if let Some(f) = usize::try_from(data.bucket)
