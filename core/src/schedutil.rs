@@ -579,4 +579,300 @@ mod tests {
         assert_eq!(sugov_effective_cpu_perf(1000, 0, 1024), 1024);
         assert_eq!(sugov_effective_cpu_perf(100, 700, 300), 700);
     }
+
+    // --- The fixture README's "points a reimplementation is likely to get wrong". ---
+
+    use crate::cpufreq::{set_freq_table_sorted, CpufreqFrequencyTable};
+
+    const A72: [u32; 8] = [
+        408000, 600000, 816000, 1008000, 1200000, 1416000, 1608000, 1800000,
+    ];
+
+    /// A fast-switch A72 policy (408..1800 MHz) with a 1 ms rate limit.
+    fn a72() -> SugovPolicy {
+        let mut policy = CpufreqPolicy {
+            freq_table: Some(
+                A72.iter()
+                    .map(|&frequency| CpufreqFrequencyTable {
+                        flags: 0,
+                        frequency,
+                    })
+                    .collect(),
+            ),
+            min: 408000,
+            max: 1800000,
+            cur: 408000,
+            cpuinfo_min_freq: 408000,
+            cpuinfo_max_freq: 1800000,
+            fast_switch_enabled: true,
+            ..Default::default()
+        };
+        assert_eq!(set_freq_table_sorted(&mut policy), 0);
+        SugovPolicy {
+            policy,
+            freq_update_delay_ns: 1_000_000,
+            ..Default::default()
+        }
+    }
+
+    fn rq(util: u64, idle_calls: u64) -> SugovRq {
+        SugovRq {
+            capacity: 1024,
+            util_cfs: util,
+            util_cfs_boost: util,
+            uclamp_max: 1024,
+            idle_calls,
+            ..Default::default()
+        }
+    }
+
+    fn env() -> SugovEnv {
+        SugovEnv {
+            uclamp_used: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rate_limit_is_a_signed_comparison_so_time_going_backwards_does_not_update() {
+        let mut sg = a72();
+        sg.last_freq_update_time = 10_000_000;
+        // 1 ns earlier: as u64 the delta would be huge; as s64 it is -1.
+        assert!(!sugov_should_update_freq(&mut sg, 9_999_999));
+        assert!(!sugov_should_update_freq(&mut sg, 10_999_999));
+        assert!(sugov_should_update_freq(&mut sg, 11_000_000));
+    }
+
+    #[test]
+    fn iowait_reset_is_signed_so_going_backwards_never_resets() {
+        let mut c = SugovCpu {
+            iowait_boost: 512,
+            last_update: 100_000_000,
+            ..Default::default()
+        };
+        assert!(!sugov_iowait_reset(&mut c, &env(), 1_000, false));
+        assert_eq!(c.iowait_boost, 512);
+        // More than TICK_NSEC (4 ms) forward resets.
+        assert!(sugov_iowait_reset(&mut c, &env(), 104_000_001, true));
+        assert_eq!((c.iowait_boost, c.iowait_boost_pending), (128, true));
+    }
+
+    #[test]
+    fn iowait_boost_runs_before_the_rate_limit_and_moves_last_update_backwards() {
+        let (mut sg, mut c) = (a72(), SugovCpu::default());
+        let p = Profile::MAINLINE;
+        let t = sugov_update_single_freq(&mut sg, &mut c, &rq(300, 1), &env(), &p, 10_000_000, 1);
+        assert!(t.is_some_and(|t| t.should_update));
+        assert_eq!((c.iowait_boost, c.iowait_boost_pending), (128, false));
+        // Rate-limited (0.5 ms later) and then backwards in time: no frequency update, but
+        // the boost doubles once and last_update follows the caller's clock.
+        let t = sugov_update_single_freq(&mut sg, &mut c, &rq(300, 2), &env(), &p, 10_500_000, 1);
+        assert_eq!(t, Some(SugovUpdate::default()));
+        assert_eq!((c.iowait_boost, c.iowait_boost_pending), (256, true));
+        sugov_update_single_freq(&mut sg, &mut c, &rq(300, 3), &env(), &p, 9_000_000, 1);
+        assert_eq!((c.iowait_boost, c.last_update), (256, 9_000_000));
+    }
+
+    #[test]
+    fn iowait_pending_allows_one_doubling_per_apply_and_apply_halves_then_drops_below_128() {
+        let e = env();
+        let mut c = SugovCpu::default();
+        sugov_iowait_boost(&mut c, &e, 1_000_000, SCHED_CPUFREQ_IOWAIT);
+        sugov_iowait_boost(&mut c, &e, 1_100_000, SCHED_CPUFREQ_IOWAIT);
+        assert_eq!((c.iowait_boost, c.iowait_boost_pending), (128, true));
+        // Pending: no halving; the boost is scaled to the CPU's capacity, (128*446)>>10.
+        assert_eq!(sugov_iowait_apply(&mut c, &e, 1_200_000, 446), 55);
+        sugov_iowait_boost(&mut c, &e, 1_300_000, SCHED_CPUFREQ_IOWAIT);
+        assert_eq!(c.iowait_boost, 256);
+        assert_eq!(sugov_iowait_apply(&mut c, &e, 1_400_000, 1024), 256);
+        // Nothing pending: 256 -> 128 (kept), then 128 -> 64 < 128 -> 0.
+        assert_eq!(sugov_iowait_apply(&mut c, &e, 1_500_000, 1024), 128);
+        assert_eq!(sugov_iowait_apply(&mut c, &e, 1_600_000, 1024), 0);
+        assert_eq!(c.iowait_boost, 0);
+    }
+
+    #[test]
+    fn iowait_boost_is_a_floor_before_the_headroom() {
+        let mut c = SugovCpu::default();
+        // util 100, boost 512: max(100, 512) = 512, then +25 % = 640.
+        sugov_get_util(&mut c, &rq(100, 0), &env(), 512);
+        assert_eq!(c.util, 640);
+    }
+
+    #[test]
+    fn hold_filter_records_idle_calls_even_when_its_result_is_unused() {
+        let (mut sg, mut c) = (a72(), SugovCpu::default());
+        let p = Profile::MAINLINE;
+        // First update goes *up* (hold is not needed) yet saved_idle_calls is recorded.
+        let t = sugov_update_single_freq(&mut sg, &mut c, &rq(600, 7), &env(), &p, 10_000_000, 0)
+            .unwrap_or_default();
+        assert_eq!((t.hold, c.saved_idle_calls), (Some(false), 7));
+        assert_eq!(sg.next_freq, 1416000); // 1800000*750/1024 = 1318359 -> L 1416000
+                                           // Busy (idle_calls unchanged) and lower: held, cached_raw_freq restored.
+        let cached = sg.cached_raw_freq;
+        let t = sugov_update_single_freq(&mut sg, &mut c, &rq(200, 7), &env(), &p, 12_000_000, 0)
+            .unwrap_or_default();
+        assert_eq!(
+            (t.hold, t.next_f_resolved, t.next_f),
+            (Some(true), 600000, 1416000)
+        );
+        assert_eq!((sg.cached_raw_freq, t.committed), (cached, false));
+    }
+
+    #[test]
+    fn capped_rq_returns_before_recording_idle_calls_on_mainline_only() {
+        let mut capped = rq(500, 9);
+        capped.uclamp_max = 400;
+        let mut c = SugovCpu {
+            saved_idle_calls: 3,
+            ..Default::default()
+        };
+        assert!(!sugov_hold_freq(
+            &mut c,
+            &capped,
+            &env(),
+            &Profile::MAINLINE
+        ));
+        assert_eq!(c.saved_idle_calls, 3);
+        let old = Profile::from_name("sugov-busy-without-uclamp").unwrap_or_default();
+        assert!(!sugov_hold_freq(&mut c, &capped, &env(), &old));
+        assert_eq!(c.saved_idle_calls, 9);
+        assert!(sugov_hold_freq(&mut c, &capped, &env(), &old));
+    }
+
+    #[test]
+    fn uclamp_exception_reads_plain_util_cfs_not_the_boosted_value() {
+        // util_cfs 399 < uclamp_max 400 although util_cfs_boost is 450: not capped, so
+        // the busy filter applies and holds.
+        let r = SugovRq {
+            util_cfs: 399,
+            util_cfs_boost: 450,
+            uclamp_max: 400,
+            ..rq(0, 5)
+        };
+        let mut c = SugovCpu {
+            saved_idle_calls: 5,
+            ..Default::default()
+        };
+        assert!(sugov_hold_freq(&mut c, &r, &env(), &Profile::MAINLINE));
+        // rq util == uclamp_max (cfs 300 + rt 100) is capped: no hold.
+        let r = SugovRq {
+            util_cfs: 300,
+            util_rt: 100,
+            ..r
+        };
+        assert!(!sugov_hold_freq(&mut c, &r, &env(), &Profile::MAINLINE));
+    }
+
+    #[test]
+    fn need_freq_update_is_cleared_by_update_next_freq_not_by_get_next_freq() {
+        let mut sg = a72();
+        sg.need_freq_update = true;
+        let f = get_next_freq(&mut sg, &env(), 512, 1024);
+        assert_eq!((f, sg.need_freq_update), (Some(1008000), true));
+        // Same frequency as before: not committed, but the flag is consumed.
+        sg.next_freq = 1008000;
+        assert!(!sugov_update_next_freq(&mut sg, 5, 1008000));
+        assert!(!sg.need_freq_update);
+        assert_eq!(sg.last_freq_update_time, 0);
+        // A NEED_UPDATE_LIMITS driver gets the unchanged frequency committed.
+        sg.need_freq_update = true;
+        sg.policy.driver_need_update_limits = true;
+        assert!(sugov_update_next_freq(&mut sg, 6, 1008000));
+        assert_eq!(sg.last_freq_update_time, 6);
+    }
+
+    #[test]
+    fn dl_bandwidth_above_bw_min_bypasses_the_rate_limit() {
+        let mut sg = a72();
+        sg.last_freq_update_time = 10_000_000;
+        // bw_min = max(irq + bw_dl, uclamp_min) = max(10 + 50, 100) = 100.
+        let mut c = SugovCpu::default();
+        let mut r = SugovRq {
+            util_irq: 10,
+            bw_dl: 50,
+            uclamp_min: 100,
+            ..rq(200, 0)
+        };
+        sugov_get_util(&mut c, &r, &env(), 0);
+        assert_eq!(c.bw_min, 100);
+        r.bw_dl = 100; // not above bw_min: still rate limited
+        ignore_dl_rate_limit(&mut sg, &c, &r);
+        assert!(!sugov_should_update_freq(&mut sg, 10_100_000));
+        r.bw_dl = 101;
+        ignore_dl_rate_limit(&mut sg, &c, &r);
+        assert!(sg.need_freq_update && !sg.limits_changed);
+        assert!(sugov_should_update_freq(&mut sg, 10_100_000));
+    }
+
+    #[test]
+    fn raw_frequency_is_truncated_to_32_bits_before_resolution() {
+        let mut sg = a72();
+        // 1800000 * 2443360 / 1024 = 4294968750 = 2^32 + 1454.
+        assert_eq!(map_util_freq(2443360, 1800000, 1024), Some(4294968750));
+        assert_eq!(get_next_freq(&mut sg, &env(), 2443360, 1024), Some(408000));
+        assert_eq!(sg.cached_raw_freq, 1454);
+    }
+
+    #[test]
+    fn non_invariant_reference_cur_plus_quarter_wraps_in_32_bits() {
+        let e = SugovEnv {
+            freq_invariant: false,
+            ..env()
+        };
+        let mut p = CpufreqPolicy {
+            cur: 1_000_000,
+            ..Default::default()
+        };
+        assert_eq!(get_capacity_ref_freq(&p, &e), 1_250_000);
+        p.cur = 3_435_973_837; // + 858993459 = 2^32 exactly -> 0
+        assert_eq!(get_capacity_ref_freq(&p, &e), 0);
+    }
+
+    #[test]
+    fn only_flag_bit_0_is_iowait_other_bits_are_ignored() {
+        let mut c = SugovCpu::default();
+        sugov_iowait_boost(&mut c, &env(), 1_000_000, 2);
+        assert_eq!((c.iowait_boost, c.iowait_boost_pending), (0, false));
+        sugov_iowait_boost(&mut c, &env(), 1_000_000, 3);
+        assert_eq!((c.iowait_boost, c.iowait_boost_pending), (128, true));
+    }
+
+    #[test]
+    fn limits_change_sets_need_freq_update_and_skips_rate_limit_and_hold() {
+        let (mut sg, mut c) = (a72(), SugovCpu::default());
+        let p = Profile::MAINLINE;
+        sugov_update_single_freq(&mut sg, &mut c, &rq(600, 7), &env(), &p, 10_000_000, 0);
+        assert_eq!(sg.next_freq, 1416000);
+        sugov_limits(&mut sg);
+        // 0.1 ms later (inside the rate limit), busy and lower: the limits change forces
+        // the update and the hold does not apply.
+        let t = sugov_update_single_freq(&mut sg, &mut c, &rq(200, 7), &env(), &p, 10_100_000, 0)
+            .unwrap_or_default();
+        assert_eq!((t.hold, t.next_f, t.committed), (Some(true), 600000, true));
+        assert_eq!(sg.policy.cur, 600000);
+    }
+
+    #[test]
+    fn shared_policy_applies_every_cpus_boost_with_the_triggers_time() {
+        let mut sg = a72();
+        let mut cpus = [
+            SugovCpu::default(),
+            SugovCpu {
+                iowait_boost: 256,
+                last_update: 1_000_000,
+                ..Default::default()
+            },
+        ];
+        let rqs = [rq(100, 0), rq(100, 0)];
+        let t = sugov_update_shared(&mut sg, &mut cpus, &rqs, 0, &env(), 2_000_000, 0);
+        // CPU 1's boost (not pending) halves to 128 and floors its util: 128 * 1.25 = 160.
+        assert_eq!((cpus[1].iowait_boost, cpus[1].util), (128, 160));
+        assert_eq!(cpus[1].last_update, 1_000_000);
+        assert_eq!(t.map(|t| t.next_f), Some(408000));
+        assert_eq!(
+            sugov_update_shared(&mut sg, &mut cpus, &rqs, 2, &env(), 0, 0),
+            None
+        );
+    }
 }
