@@ -3,4 +3,5 @@
 //! workloads, and reports what the kernel would compute.
 
 pub mod fixtures;
+pub mod governor;
 pub mod verify;
