@@ -210,6 +210,58 @@ pub fn set_freq_table_sorted(policy: &mut CpufreqPolicy) -> i32 {
     0
 }
 
+/// The walk of `al` and `dh`: the first entry that `reached` the target, else the last
+/// entry seen (the nearest one on the other side), else -1.
+fn first_reaching(
+    table: &[CpufreqFrequencyTable],
+    target_freq: u32,
+    efficiencies: bool,
+    reached: fn(u32, u32) -> bool,
+) -> i32 {
+    let mut best = -1;
+    for (idx, freq) in efficient_entries(table, efficiencies) {
+        if reached(freq, target_freq) {
+            return idx;
+        }
+        best = idx;
+    }
+    best
+}
+
+/// The walk of `dl`, `ah`, `ac` and `dc`: an exact entry wins; entries `before` the
+/// target are remembered; at the first entry past it, return the remembered one (or
+/// this one when there is none, or, with `closest`, this one when it is strictly
+/// nearer than the remembered one).
+fn last_before(
+    table: &[CpufreqFrequencyTable],
+    target_freq: u32,
+    efficiencies: bool,
+    before: fn(u32, u32) -> bool,
+    closest: bool,
+) -> i32 {
+    let mut best = -1;
+    for (idx, freq) in efficient_entries(table, efficiencies) {
+        if freq == target_freq {
+            return idx;
+        }
+        if before(freq, target_freq) {
+            best = idx;
+            continue;
+        }
+        if best == -1 {
+            return idx;
+        }
+        // The remembered entry lies on the other side of the target than `freq`, so
+        // both distances are plain differences.
+        let best_freq = table_frequency(table, best);
+        if closest && best_freq.abs_diff(target_freq) > freq.abs_diff(target_freq) {
+            return idx;
+        }
+        return best;
+    }
+    best
+}
+
 /// `cpufreq_table_find_index_al()`: lowest entry at or above `target_freq` in an
 /// ascending table; the highest entry when none is (or -1 when nothing is valid).
 pub fn cpufreq_table_find_index_al(
@@ -217,14 +269,7 @@ pub fn cpufreq_table_find_index_al(
     target_freq: u32,
     efficiencies: bool,
 ) -> i32 {
-    let mut best = -1;
-    for (idx, freq) in efficient_entries(table, efficiencies) {
-        if freq >= target_freq {
-            return idx;
-        }
-        best = idx;
-    }
-    best
+    first_reaching(table, target_freq, efficiencies, |f, t| f >= t)
 }
 
 /// `cpufreq_table_find_index_dl()`: lowest entry at or above `target_freq` in a
@@ -234,18 +279,7 @@ pub fn cpufreq_table_find_index_dl(
     target_freq: u32,
     efficiencies: bool,
 ) -> i32 {
-    let mut best = -1;
-    for (idx, freq) in efficient_entries(table, efficiencies) {
-        if freq == target_freq {
-            return idx;
-        }
-        if freq > target_freq {
-            best = idx;
-            continue;
-        }
-        return if best == -1 { idx } else { best };
-    }
-    best
+    last_before(table, target_freq, efficiencies, |f, t| f > t, false)
 }
 
 /// `cpufreq_table_find_index_ah()`: highest entry at or below `target_freq` in an
@@ -255,18 +289,7 @@ pub fn cpufreq_table_find_index_ah(
     target_freq: u32,
     efficiencies: bool,
 ) -> i32 {
-    let mut best = -1;
-    for (idx, freq) in efficient_entries(table, efficiencies) {
-        if freq == target_freq {
-            return idx;
-        }
-        if freq < target_freq {
-            best = idx;
-            continue;
-        }
-        return if best == -1 { idx } else { best };
-    }
-    best
+    last_before(table, target_freq, efficiencies, |f, t| f < t, false)
 }
 
 /// `cpufreq_table_find_index_dh()`: highest entry at or below `target_freq` in a
@@ -276,14 +299,7 @@ pub fn cpufreq_table_find_index_dh(
     target_freq: u32,
     efficiencies: bool,
 ) -> i32 {
-    let mut best = -1;
-    for (idx, freq) in efficient_entries(table, efficiencies) {
-        if freq <= target_freq {
-            return idx;
-        }
-        best = idx;
-    }
-    best
+    first_reaching(table, target_freq, efficiencies, |f, t| f <= t)
 }
 
 /// `cpufreq_table_find_index_ac()`: closest entry in an ascending table.
@@ -295,26 +311,7 @@ pub fn cpufreq_table_find_index_ac(
     target_freq: u32,
     efficiencies: bool,
 ) -> i32 {
-    let mut best = -1;
-    for (idx, freq) in efficient_entries(table, efficiencies) {
-        if freq == target_freq {
-            return idx;
-        }
-        if freq < target_freq {
-            best = idx;
-            continue;
-        }
-        if best == -1 {
-            return idx;
-        }
-        let below = table_frequency(table, best);
-        return if target_freq.wrapping_sub(below) > freq.wrapping_sub(target_freq) {
-            idx
-        } else {
-            best
-        };
-    }
-    best
+    last_before(table, target_freq, efficiencies, |f, t| f < t, true)
 }
 
 /// `cpufreq_table_find_index_dc()`: closest entry in a descending table.
@@ -326,26 +323,7 @@ pub fn cpufreq_table_find_index_dc(
     target_freq: u32,
     efficiencies: bool,
 ) -> i32 {
-    let mut best = -1;
-    for (idx, freq) in efficient_entries(table, efficiencies) {
-        if freq == target_freq {
-            return idx;
-        }
-        if freq > target_freq {
-            best = idx;
-            continue;
-        }
-        if best == -1 {
-            return idx;
-        }
-        let above = table_frequency(table, best);
-        return if above.wrapping_sub(target_freq) > target_freq.wrapping_sub(freq) {
-            idx
-        } else {
-            best
-        };
-    }
-    best
+    last_before(table, target_freq, efficiencies, |f, t| f > t, true)
 }
 
 /// The sorted-table walks of one relation, by table order.

@@ -473,20 +473,23 @@ fn residency_rows(replays: &[&Replay]) -> Vec<(u32, Vec<String>)> {
         .collect()
 }
 
-/// The table a person reads: one line per row, then the residency summary.
-pub fn render(policy: &GovernorPolicy, replay: &Replay) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "policy {}: capacity {}, {} frequencies {}..{} kHz, rate limit {} us; profile {}",
+/// The report's first line: which policy.
+fn policy_line(policy: &GovernorPolicy) -> String {
+    format!(
+        "policy {}: capacity {}, {} frequencies {}..{} kHz, rate limit {} us\n",
         policy.name,
         policy.capacity,
         policy.freqs_khz.len(),
         policy.cpuinfo_min_freq,
         policy.cpuinfo_max_freq,
-        policy.rate_limit_us,
-        replay.profile
-    );
+        policy.rate_limit_us
+    )
+}
+
+/// The table a person reads: one line per row, then the residency summary.
+pub fn render(policy: &GovernorPolicy, replay: &Replay) -> String {
+    let mut out = policy_line(policy);
+    let _ = writeln!(out, "profile {}", replay.profile);
     let _ = writeln!(
         out,
         "{:>14} {:>5} {:>5} {:>10} {:>10} {:>5} {:>12} {:>9} {:>10}",
@@ -528,17 +531,7 @@ pub fn render(policy: &GovernorPolicy, replay: &Replay) -> String {
 
 /// Two replays of the same trace side by side, then both residency summaries.
 pub fn render_compare(policy: &GovernorPolicy, a: &Replay, b: &Replay) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "policy {}: capacity {}, {} frequencies {}..{} kHz, rate limit {} us",
-        policy.name,
-        policy.capacity,
-        policy.freqs_khz.len(),
-        policy.cpuinfo_min_freq,
-        policy.cpuinfo_max_freq,
-        policy.rate_limit_us
-    );
+    let mut out = policy_line(policy);
     let _ = writeln!(out, "A = {}  |  B = {}", a.profile, b.profile);
     let _ = writeln!(
         out,
