@@ -98,6 +98,7 @@ impl FreqTableSorted {
 /// driver facts the governor tests (`cpufreq_driver_test_flags()`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CpufreqPolicy {
     /// `freq_table`; `None` for drivers without one (the clamped target is used as is).
     pub freq_table: Option<FreqTable>,

@@ -101,6 +101,7 @@ impl Default for SugovEnv {
 /// [`sugov_work`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct SugovPolicy {
     /// `policy`: the cpufreq policy this governor drives.
     pub policy: CpufreqPolicy,

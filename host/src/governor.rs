@@ -455,8 +455,9 @@ fn residency_rows(replays: &[&Replay]) -> Vec<(u32, Vec<String>)> {
                         .iter()
                         .find(|x| x.khz == f)
                         .map_or(0, |x| x.time_ns);
-                    // Per-mille in integers, printed as a percentage with one decimal.
-                    let pm = (u128::from(t) * 1000)
+                    // Per-mille in integers (rounded), printed as a percentage with one
+                    // decimal.
+                    let pm = (u128::from(t) * 1000 + u128::from(total) / 2)
                         .checked_div(u128::from(total))
                         .unwrap_or(0);
                     format!(
