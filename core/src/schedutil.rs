@@ -80,8 +80,8 @@ pub struct SugovEnv {
     pub uclamp_used: bool,
     /// `arch_scale_freq_invariant()`.
     pub freq_invariant: bool,
-    /// `arch_scale_freq_ref(policy->cpu)` in kHz, 0 = none.
-    pub arch_freq_ref: u32,
+    /// `arch_scale_freq_ref(policy->cpu)` in kHz (an `unsigned long`), 0 = none.
+    pub arch_freq_ref: u64,
 }
 
 impl Default for SugovEnv {
@@ -187,12 +187,14 @@ pub fn map_util_freq(util: u64, freq: u64, cap: u64) -> Option<u64> {
 /// `get_capacity_ref_freq()`: the frequency that corresponds to full capacity.
 ///
 /// `arch_freq_ref` if set, else `cpuinfo.max_freq` on a frequency-invariant system, else
-/// `cur + cur/4`. Trap: that last sum is `unsigned int` arithmetic and wraps for
-/// `cur >= 3435973837`.
+/// `cur + cur/4`. Traps: that last sum is `unsigned int` arithmetic and wraps for
+/// `cur >= 3435973837`; the arch reference is read into an `unsigned int`, so only its
+/// low 32 bits count (and a value whose low 32 bits are 0 counts as none).
 #[inline]
 pub fn get_capacity_ref_freq(policy: &CpufreqPolicy, env: &SugovEnv) -> u64 {
-    if env.arch_freq_ref != 0 {
-        return u64::from(env.arch_freq_ref);
+    let freq = env.arch_freq_ref as u32; // kernel: unsigned int freq = arch_scale_freq_ref()
+    if freq != 0 {
+        return u64::from(freq);
     }
     if env.freq_invariant {
         return u64::from(policy.cpuinfo_max_freq);
@@ -828,6 +830,22 @@ mod tests {
         assert_eq!(get_capacity_ref_freq(&p, &e), 1_250_000);
         p.cur = 3_435_973_837; // + 858993459 = 2^32 exactly -> 0
         assert_eq!(get_capacity_ref_freq(&p, &e), 0);
+    }
+
+    #[test]
+    fn arch_reference_frequency_is_read_into_32_bits() {
+        let p = CpufreqPolicy {
+            cpuinfo_max_freq: 1_800_000,
+            ..Default::default()
+        };
+        let e = |arch_freq_ref| SugovEnv {
+            arch_freq_ref,
+            ..env()
+        };
+        assert_eq!(get_capacity_ref_freq(&p, &e(3_200_000)), 3_200_000);
+        assert_eq!(get_capacity_ref_freq(&p, &e((1 << 32) + 5)), 5);
+        // Low 32 bits zero: no reference, the invariant cpuinfo.max_freq is used.
+        assert_eq!(get_capacity_ref_freq(&p, &e(1 << 32)), 1_800_000);
     }
 
     #[test]
