@@ -18,9 +18,13 @@ extern crate std;
 
 pub mod capacity;
 pub mod cpufreq;
+pub mod energy;
 pub mod math;
+pub mod overutilized;
+pub mod pelt;
 pub mod profile;
 pub mod schedutil;
 pub mod uclamp;
+pub mod util_est;
 
 pub use profile::Profile;

@@ -833,6 +833,15 @@ mod tests {
     }
 
     #[test]
+    fn tick_nsec_is_rounded_per_hz_and_hz_zero_is_none() {
+        assert_eq!(tick_nsec(250), Some(4_000_000));
+        assert_eq!(tick_nsec(1000), Some(1_000_000));
+        assert_eq!(tick_nsec(100), Some(10_000_000));
+        assert_eq!(tick_nsec(300), Some(3_333_333));
+        assert_eq!(tick_nsec(0), None);
+    }
+
+    #[test]
     fn arch_reference_frequency_is_read_into_32_bits() {
         let p = CpufreqPolicy {
             cpuinfo_max_freq: 1_800_000,

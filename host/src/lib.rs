@@ -4,4 +4,5 @@
 
 pub mod fixtures;
 pub mod governor;
+pub mod platform;
 pub mod verify;

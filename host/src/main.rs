@@ -35,6 +35,43 @@ enum Cmd {
     /// Example: schedmath governor --platform fixtures/platforms/laptop-2c4t.toml
     /// --policy 0 --util busy.csv --compare mainline sugov-busy-without-uclamp
     Governor(GovernorArgs),
+    /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
+    #[command(subcommand)]
+    Platform(PlatformCmd),
+}
+
+#[derive(Subcommand)]
+enum PlatformCmd {
+    /// Validate a platform file; print its capacities, EM tables and idle states.
+    ///
+    /// Prints the normalised CPU capacities (computed by the core), each domain's OPPs
+    /// with its Energy Model (performance, cost, inefficient states) and the idle states;
+    /// a broken file is an error naming the file and the key (exit code 2).
+    ///
+    /// Example: schedmath platform show fixtures/platforms/rk3399.toml
+    ///
+    /// Example: schedmath platform show --json fixtures/platforms/pixel6.toml
+    Show {
+        /// The platform file (TOML; schema in fixtures/platforms/README.md).
+        file: PathBuf,
+        /// Print the validated platform as JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `schedmath platform show`.
+fn platform_show(file: &std::path::Path, json: bool) -> anyhow::Result<bool> {
+    let p = schedmath_host::platform::Platform::load(file)?;
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(&p)?;
+        t.push('\n');
+        t
+    } else {
+        schedmath_host::platform::show::render(&p)
+    };
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    Ok(true)
 }
 
 #[derive(clap::Args)]
@@ -115,6 +152,7 @@ fn main() -> ExitCode {
             &mut std::io::stdout().lock(),
         ),
         Cmd::Governor(args) => governor(&args),
+        Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

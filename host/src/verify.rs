@@ -43,6 +43,15 @@ pub enum Failure {
         /// Where and how.
         divergence: Divergence,
     },
+    /// A case that failed on an embedded target (op index for sequences).
+    Target {
+        /// Case id.
+        id: String,
+        /// Failing op of a sequence.
+        op: Option<usize>,
+        /// `mismatch` or the target's error.
+        what: String,
+    },
     /// The case could not be run (unreadable line, unknown `fn`, bad input).
     Error {
         /// 1-based line.
@@ -96,7 +105,7 @@ pub fn run_suite(file: &SuiteFile) -> SuiteResult {
             ));
             continue;
         };
-        match run(&file.header, &case.input) {
+        match run.run(&file.header, &case.input) {
             Err(e) => {
                 let msg = format!("case {}: {e}", case.id);
                 failures.push((
@@ -203,6 +212,10 @@ pub fn write_failures(r: &SuiteResult, max: usize, w: &mut impl Write) -> std::i
                     value_text(d.got.as_ref())
                 )?;
             }
+            Failure::Target { id, op, what } => {
+                let op = op.map_or("-".to_string(), |i| format!("op {i}"));
+                writeln!(w, "{what}: {}  {id}  {op}  (on target)", r.suite)?;
+            }
             Failure::Error { line, msg } => {
                 writeln!(w, "error: {}:{line}: {msg}", r.path.display())?;
             }
@@ -219,44 +232,58 @@ pub fn write_failures(r: &SuiteResult, max: usize, w: &mut impl Write) -> std::i
     Ok(())
 }
 
-/// Runs `verify`; `default_dir` is used when no `--fixtures` is given. Returns whether
-/// every case passed. An unreadable file or an empty selection is an error.
-pub fn run(args: &VerifyArgs, default_dir: &Path, w: &mut impl Write) -> anyhow::Result<bool> {
+/// The suites `args` selects: every `*.jsonl` under each `--fixtures` (default
+/// `default_dir`), filtered by `--suite`. None found is an error, never a silent pass.
+pub fn select_suites(args: &VerifyArgs, default_dir: &Path) -> anyhow::Result<Vec<SuiteFile>> {
     let dirs = if args.fixtures.is_empty() {
         vec![default_dir.to_path_buf()]
     } else {
         args.fixtures.clone()
     };
+    // (file, its path below the directory given), so `--suite` never matches the
+    // directories above the fixtures (a checkout named after a module, say).
     let mut files = Vec::new();
     for d in &dirs {
         if !d.exists() {
             bail!("{}: no such file or directory", d.display());
         }
-        collect(d, &mut files)?;
+        let mut found = Vec::new();
+        collect(d, &mut found)?;
+        files.extend(found.into_iter().map(|f| {
+            let rel = f
+                .strip_prefix(d)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .into_owned();
+            (f, rel)
+        }));
     }
     files.sort();
     let mut suites = Vec::new();
-    for f in files {
+    for (f, rel) in files {
         let s = SuiteFile::read(&f)?;
         let keep = args
             .suite
             .as_deref()
-            .is_none_or(|p| matches(p, &s.header.suite) || matches(p, &f.to_string_lossy()));
+            .is_none_or(|p| matches(p, &s.header.suite) || matches(p, &rel));
         if keep {
             suites.push(s);
         }
     }
     if suites.is_empty() {
-        bail!(
-            "no fixture suites found under {}",
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        bail!("no fixture suites found under {}", dirs.join(", "));
     }
-    let results = run_parallel(&suites);
+    Ok(suites)
+}
 
+/// Prints the suite table, the failure lines and the closing `verify: N passed, M failed`;
+/// returns whether every case passed.
+pub fn write_report(
+    results: &[SuiteResult],
+    max_report: usize,
+    w: &mut impl Write,
+) -> anyhow::Result<bool> {
     let width = results
         .iter()
         .map(|r| r.suite.len())
@@ -274,7 +301,7 @@ pub fn run(args: &VerifyArgs, default_dir: &Path, w: &mut impl Write) -> anyhow:
         "{:width$}  {:vwidth$}  {:>6}  {:>6}  {:>6}",
         "suite", "variant", "cases", "passed", "failed"
     )?;
-    for r in &results {
+    for r in results {
         writeln!(
             w,
             "{:width$}  {:vwidth$}  {:>6}  {:>6}  {:>6}",
@@ -285,13 +312,21 @@ pub fn run(args: &VerifyArgs, default_dir: &Path, w: &mut impl Write) -> anyhow:
             r.cases - r.passed
         )?;
     }
-    for r in &results {
-        write_failures(r, args.max_report, w)?;
+    for r in results {
+        write_failures(r, max_report, w)?;
     }
     let passed: usize = results.iter().map(|r| r.passed).sum();
     let failed: usize = results.iter().map(|r| r.cases - r.passed).sum();
     writeln!(w, "verify: {passed} passed, {failed} failed")?;
     Ok(failed == 0)
+}
+
+/// Runs `verify` on the host; `default_dir` is used when no `--fixtures` is given.
+/// Returns whether every case passed.
+pub fn run(args: &VerifyArgs, default_dir: &Path, w: &mut impl Write) -> anyhow::Result<bool> {
+    let suites = select_suites(args, default_dir)?;
+    let results = run_parallel(&suites);
+    write_report(&results, args.max_report, w)
 }
 
 /// Runs suites on all cores; results come back in input order.

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `cargo xtask <job>`: the project's jobs (alias in .cargo/config.toml).
 //!
-//! * `verify [--fixtures DIR]... [--suite PATTERN]`: every kernel fixture suite on the host.
+//! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
+//!   suite on the host, or on a Cortex-M under QEMU.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+mod embedded;
+mod target;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "schedmath project jobs")]
@@ -20,7 +24,27 @@ enum Cmd {
     /// Run every kernel fixture suite (default: fixtures/kernel/) and compare bit for bit.
     ///
     /// Example: cargo xtask verify --fixtures /tmp/more-pelt-cases --suite se_sequence
-    Verify(schedmath_host::verify::VerifyArgs),
+    Verify {
+        #[command(flatten)]
+        args: schedmath_host::verify::VerifyArgs,
+        /// Run the suites on an embedded target under QEMU instead of the host
+        /// (thumbv7m-none-eabi: Cortex-M3 lm3s6965evb; thumbv7em-none-eabihf: Cortex-M4F mps2-an386).
+        #[arg(long, value_name = "TRIPLE")]
+        target: Option<String>,
+    },
+    /// Prove the core has no panic path: link a firmware-like binary that calls every core
+    /// entry point with a panic handler that references an undefined symbol.
+    ///
+    /// Example: cargo xtask panic-check && cargo xtask panic-check --inject
+    PanicCheck {
+        /// Add a deliberate panic path; the check must then fail to link (self-test).
+        #[arg(long)]
+        inject: bool,
+    },
+    /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
+    ///
+    /// Example: cargo xtask size
+    Size,
 }
 
 /// The workspace root (xtask lives one level below it).
@@ -33,11 +57,21 @@ fn workspace_root() -> PathBuf {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
-        Cmd::Verify(args) => schedmath_host::verify::run(
+        Cmd::Verify { args, target: None } => schedmath_host::verify::run(
             &args,
             &workspace_root().join("fixtures/kernel"),
             &mut std::io::stdout().lock(),
         ),
+        Cmd::Verify {
+            args,
+            target: Some(t),
+        } => target::run(&args, &t, &workspace_root(), &mut std::io::stdout().lock()),
+        Cmd::PanicCheck { inject } => {
+            embedded::panic_check(&workspace_root(), inject, &mut std::io::stdout().lock())
+        }
+        Cmd::Size => {
+            embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

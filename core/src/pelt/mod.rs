@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Per-entity load tracking (PELT) — kernel/sched/pelt.c and kernel/sched/pelt.h.
+//!
+//! Each signal is a geometric series in integers: time is cut into 1024 ns units and
+//! 1024-unit periods; at every period boundary the old sums decay by `y`
+//! (`y^LOAD_AVG_PERIOD = 1/2`, see [`tables`]) and the new period's share is added:
+//!
+//! ```text
+//! sum' = sum * y^p  +  d1 * y^p  +  1024 * (y + ... + y^(p-1))  +  d3
+//! ```
+//!
+//! where `d1` completes the last period, `p - 1` periods were full and `d3` is the part of
+//! the current one. `load_sum`/`runnable_sum` are u64, `util_sum` is a u32 (it wraps where the
+//! kernel's does), and the averages are the sums over `LOAD_AVG_MAX - 1024 + period_contrib`.
+//! Everything keeps the kernel's widths and truncation order, because the fixtures compare
+//! bits; the entity-specific entry points take what the kernel reads from the sched_entity,
+//! cfs_rq or rq as explicit arguments.
+
+pub mod bench_support;
+pub mod clock;
+pub mod response;
+pub mod tables;
+
+pub use tables::{sched_pelt_generator, GeneratedTables, PeltTables};
+
+use crate::math::{cap_scale, div_u64, mul_u64_u32_shr, scale_load_down, SCHED_CAPACITY_SHIFT};
+use crate::util_est::UtilEst;
+
+/// `struct sched_avg` (include/linux/sched.h): one PELT signal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SchedAvg {
+    /// `last_update_time` (ns, PELT clock): advanced in whole 1024 ns units.
+    pub last_update_time: u64,
+    /// `load_sum`: decayed sum of `load * contrib` (u64).
+    pub load_sum: u64,
+    /// `runnable_sum`: decayed sum of `(runnable * contrib) << 10` (u64).
+    pub runnable_sum: u64,
+    /// `util_sum`: decayed sum of `contrib << 10` while running (u32, wraps).
+    pub util_sum: u32,
+    /// `period_contrib`: the elapsed part of the current period, in 1024 ns units (0..1023).
+    pub period_contrib: u32,
+    /// `load_avg`: `load * load_sum / divider` (unsigned long).
+    pub load_avg: u64,
+    /// `runnable_avg`: `runnable_sum / divider` (unsigned long).
+    pub runnable_avg: u64,
+    /// `util_avg`: `util_sum / divider` (unsigned long).
+    pub util_avg: u64,
+    /// `util_est`: estimated utilization, in the layout of the chosen kernel version.
+    pub util_est: UtilEst,
+}
+
+/// `decay_load()`: `val * y^n`, truncated as the kernel does.
+///
+/// Returns 0 when `n > 63 * LOAD_AVG_PERIOD` — tested on the full u64 `n`, *before* it is
+/// narrowed to 32 bits (so `n = 2^32` gives 0, not `val * y^0`). Otherwise `val` is shifted
+/// right by `n / PERIOD` and multiplied by the table entry for `n % PERIOD` with a 96-bit
+/// product. Trap: `y^0` is stored as `0xffffffff`, so `decay_load(1024, 0)` is 1023.
+#[inline]
+pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
+    let period = t.load_avg_period();
+    if n > t.decay_load_zero_threshold_periods() {
+        return 0;
+    }
+    let mut local_n = n as u32; // the kernel collapses n to 32 bits after the bound check
+    let mut val = val;
+    if local_n >= period {
+        // period is 8, 16 or 32 (PeltTables has no other values); the checked forms only
+        // keep this free of panics by construction.
+        val = val
+            .checked_shr(local_n.checked_div(period).unwrap_or(0))
+            .unwrap_or(0);
+        local_n = local_n.checked_rem(period).unwrap_or(0);
+    }
+    let yn = t
+        .runnable_avg_yn_inv()
+        .get(local_n as usize)
+        .copied()
+        .unwrap_or(0);
+    mul_u64_u32_shr(val, yn, 32)
+}
+
+/// `__accumulate_pelt_segments()`: the contribution of a span that crossed `periods`
+/// boundaries: `d1 * y^p + 1024 * (y + ... + y^(p-1)) + d3`.
+///
+/// The middle part is `LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX, p) - 1024`. Trap: every part
+/// and the sum are `u32` (a large `d1`/`d3` wraps the result).
+#[inline]
+pub fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32, t: &PeltTables) -> u32 {
+    let max = t.load_avg_max();
+    let c1 = decay_load(u64::from(d1), periods, t) as u32; // u32 c1, as in the kernel
+    let c2 = max
+        .wrapping_sub(decay_load(u64::from(max), periods, t) as u32) // u32 c2
+        .wrapping_sub(1024);
+    c1.wrapping_add(c2).wrapping_add(d3)
+}
+
+/// `accumulate_sum()`: decays the sums over the periods crossed by `delta` (1024 ns units)
+/// and adds the new contribution; returns the period count narrowed to `u32`.
+///
+/// Traps: the contribution stays the raw `delta` unless a period was crossed *and* `load`
+/// is non-zero (only then is `accumulate_pelt_segments` called); `util_sum` is decayed
+/// through a u64 call and stored back as u32, and `contrib << 10` is added with u32 wrap;
+/// `runnable_sum` adds `(runnable * contrib) << 10` in u64; `running` is only tested for
+/// being non-zero. The return value is `(u32)periods`: exactly k·2^32 periods return 0.
+#[inline]
+pub fn accumulate_sum(
+    delta: u64,
+    sa: &mut SchedAvg,
+    load: u64,
+    runnable: u64,
+    running: i32,
+    t: &PeltTables,
+) -> u32 {
+    let mut contrib = delta as u32; // p == 0 -> delta < 1024
+    let mut delta = delta.wrapping_add(u64::from(sa.period_contrib));
+    let periods = delta / 1024;
+
+    if periods != 0 {
+        sa.load_sum = decay_load(sa.load_sum, periods, t);
+        sa.runnable_sum = decay_load(sa.runnable_sum, periods, t);
+        // decayed through the u64 function, stored back into the u32 field
+        sa.util_sum = decay_load(u64::from(sa.util_sum), periods, t) as u32;
+
+        delta %= 1024;
+        if load != 0 {
+            // 1024 - period_contrib is u32 arithmetic (period_contrib <= 1023 in domain).
+            let d1 = 1024u32.wrapping_sub(sa.period_contrib);
+            // delta < 1024 here: d3 fits the u32 parameter
+            contrib = accumulate_pelt_segments(periods, d1, delta as u32, t);
+        }
+    }
+    sa.period_contrib = delta as u32; // < 1024 after a crossing, else the grown remainder
+
+    if load != 0 {
+        sa.load_sum = sa
+            .load_sum
+            .wrapping_add(load.wrapping_mul(u64::from(contrib)));
+    }
+    if runnable != 0 {
+        let add = runnable.wrapping_mul(u64::from(contrib)) << SCHED_CAPACITY_SHIFT;
+        sa.runnable_sum = sa.runnable_sum.wrapping_add(add);
+    }
+    if running != 0 {
+        sa.util_sum = sa.util_sum.wrapping_add(contrib << SCHED_CAPACITY_SHIFT);
+    }
+
+    periods as u32 // the kernel returns u32
+}
+
+/// `___update_load_sum()`: brings the sums of `sa` up to `now`; returns 1 when a period
+/// boundary was crossed (the averages must then be recomputed), else 0.
+///
+/// Works in 1024 ns units: `last_update_time` advances by `(delta >> 10) << 10`, not to
+/// `now`. Traps: when time goes backwards (`(s64)(now - lut) < 0`) `last_update_time` is set
+/// to `now` exactly (unaligned) and 0 is returned; a zero `load` forces `runnable` and
+/// `running` to 0; a gap of exactly k·2^32 periods decays and refills the sums but returns 0
+/// (see [`accumulate_sum`]).
+#[inline]
+pub fn update_load_sum(
+    now: u64,
+    sa: &mut SchedAvg,
+    load: u64,
+    runnable: u64,
+    running: i32,
+    t: &PeltTables,
+) -> i32 {
+    let delta = now.wrapping_sub(sa.last_update_time);
+    if (delta as i64) < 0 {
+        // (s64)delta < 0: time went backwards (it does while sched clock initialises)
+        sa.last_update_time = now;
+        return 0;
+    }
+    let delta = delta >> 10;
+    if delta == 0 {
+        return 0;
+    }
+    sa.last_update_time = sa.last_update_time.wrapping_add(delta << 10);
+
+    let (runnable, running) = if load == 0 {
+        (0, 0)
+    } else {
+        (runnable, running)
+    };
+
+    if accumulate_sum(delta, sa, load, runnable, running, t) == 0 {
+        return 0;
+    }
+    1
+}
+
+/// `get_pelt_divider()` (kernel/sched/pelt.h): `PELT_MIN_DIVIDER + period_contrib` (u32).
+#[inline]
+pub fn get_pelt_divider(sa: &SchedAvg, t: &PeltTables) -> u32 {
+    t.pelt_min_divider().wrapping_add(sa.period_contrib)
+}
+
+/// `___update_load_avg()`: recomputes the averages from the sums.
+///
+/// `load_avg = load * load_sum / divider` (u64 product, wraps), `runnable_avg =
+/// runnable_sum / divider`, `util_avg = util_sum / divider` (u32 division), where the
+/// divider uses `period_contrib` *after* the sum update. `load` is `se_weight()` for an
+/// entity and 1 for a runqueue signal. A zero divider (only from a `period_contrib` near
+/// 2^32 that no update leaves behind; the kernel would fault) leaves the averages as
+/// they are.
+#[inline]
+pub fn sync_load_avg(sa: &mut SchedAvg, load: u64, t: &PeltTables) {
+    let divider = get_pelt_divider(sa, t);
+    if let Some(avg) = div_u64(load.wrapping_mul(sa.load_sum), divider) {
+        sa.load_avg = avg;
+    }
+    if let Some(avg) = div_u64(sa.runnable_sum, divider) {
+        sa.runnable_avg = avg;
+    }
+    if let Some(avg) = sa.util_sum.checked_div(divider) {
+        sa.util_avg = u64::from(avg);
+    }
+}
+
+/// What `__update_load_avg_se()` reads from the sched_entity and its cfs_rq.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SchedEntityPelt {
+    /// `se->load.weight` in the kernel's scaled (64-bit, `<< 10`) units.
+    pub load_weight: u64,
+    /// `se->on_rq != 0`.
+    pub on_rq: bool,
+    /// `cfs_rq->curr == se`.
+    pub is_curr: bool,
+    /// `se->sched_delayed` (EEVDF delayed dequeue, v6.12+).
+    pub sched_delayed: bool,
+    /// `None` for a task (`entity_is_task`); `Some(se->runnable_weight)` for a group entity
+    /// (its group cfs_rq's runnable task count).
+    pub group_runnable_weight: Option<u64>,
+}
+
+/// `se_weight()` (kernel/sched/sched.h): `scale_load_down(se->load.weight)`, at least 2 when
+/// non-zero.
+#[inline]
+pub fn se_weight(se: &SchedEntityPelt) -> u64 {
+    scale_load_down(se.load_weight)
+}
+
+/// `se_runnable()` (kernel/sched/sched.h): 0 for a delayed-dequeue entity, else `!!on_rq`
+/// for a task and `runnable_weight` for a group entity.
+#[inline]
+pub fn se_runnable(se: &SchedEntityPelt) -> u64 {
+    if se.sched_delayed {
+        return 0;
+    }
+    match se.group_runnable_weight {
+        None => u64::from(se.on_rq),
+        Some(w) => w,
+    }
+}
+
+/// `cfs_se_util_change()` (kernel/sched/pelt.h): the entity's util_avg changed, so clear
+/// `UTIL_AVG_UNCHANGED` in its util_est (UTIL_EST feature on).
+#[inline]
+pub fn cfs_se_util_change(avg: &mut SchedAvg) {
+    avg.util_est.clear_unchanged_flag();
+}
+
+/// `__update_load_avg_blocked_se()`: decays a sched_entity that is not on a runqueue
+/// (load, runnable and running all 0); returns 1 when the averages were recomputed.
+///
+/// Unlike `__update_load_avg_se`, it does not touch util_est.
+pub fn __update_load_avg_blocked_se(
+    now: u64,
+    sa: &mut SchedAvg,
+    load_weight: u64,
+    t: &PeltTables,
+) -> i32 {
+    if update_load_sum(now, sa, 0, 0, 0, t) != 0 {
+        sync_load_avg(sa, scale_load_down(load_weight), t);
+        return 1;
+    }
+    0
+}
+
+/// `__update_load_avg_se()`: updates a sched_entity's signal with
+/// `load = !!on_rq`, `runnable = se_runnable()`, `running = (cfs_rq->curr == se)`; when a
+/// period was crossed recomputes the averages with `se_weight()` and clears the util_est
+/// flag. Returns 1 in that case, else 0.
+pub fn __update_load_avg_se(
+    now: u64,
+    sa: &mut SchedAvg,
+    se: &SchedEntityPelt,
+    t: &PeltTables,
+) -> i32 {
+    let load = u64::from(se.on_rq);
+    if update_load_sum(now, sa, load, se_runnable(se), i32::from(se.is_curr), t) != 0 {
+        sync_load_avg(sa, se_weight(se), t);
+        cfs_se_util_change(sa);
+        return 1;
+    }
+    0
+}
+
+/// `__update_load_avg_cfs_rq()`: updates a cfs_rq's signal with
+/// `load = scale_load_down(cfs_rq->load.weight)`, `runnable = h_nr_runnable` (6.1 passes
+/// `h_nr_running`), `running = (cfs_rq->curr != NULL)`; averages use weight 1.
+pub fn __update_load_avg_cfs_rq(
+    now: u64,
+    sa: &mut SchedAvg,
+    load_weight: u64,
+    h_nr_runnable: u32,
+    has_curr: bool,
+    t: &PeltTables,
+) -> i32 {
+    let load = scale_load_down(load_weight);
+    let runnable = u64::from(h_nr_runnable);
+    if update_load_sum(now, sa, load, runnable, i32::from(has_curr), t) != 0 {
+        sync_load_avg(sa, 1, t);
+        return 1;
+    }
+    0
+}
+
+/// The shared body of the rt and dl runqueue signals: the `int running` is passed as load
+/// and runnable (widened to `unsigned long`, sign-extending) and as running.
+fn update_class_rq_load_avg(now: u64, sa: &mut SchedAvg, running: i32, t: &PeltTables) -> i32 {
+    let as_ulong = i64::from(running) as u64; // int -> unsigned long sign-extends
+    if update_load_sum(now, sa, as_ulong, as_ulong, running, t) != 0 {
+        sync_load_avg(sa, 1, t);
+        return 1;
+    }
+    0
+}
+
+/// `update_rt_rq_load_avg()`: the rq's RT signal (`rq->avg_rt`); `running` is 1 while an RT
+/// task runs.
+///
+/// Trap: `running = 2` doubles the load/runnable contributions, but util_sum still adds
+/// only `contrib << 10` (running is only tested for non-zero).
+pub fn update_rt_rq_load_avg(now: u64, sa: &mut SchedAvg, running: i32, t: &PeltTables) -> i32 {
+    update_class_rq_load_avg(now, sa, running, t)
+}
+
+/// `update_dl_rq_load_avg()`: the rq's deadline signal (`rq->avg_dl`); same arithmetic as
+/// [`update_rt_rq_load_avg`].
+pub fn update_dl_rq_load_avg(now: u64, sa: &mut SchedAvg, running: i32, t: &PeltTables) -> i32 {
+    update_class_rq_load_avg(now, sa, running, t)
+}
+
+/// `update_hw_load_avg()`: the rq's hardware-pressure signal (`rq->avg_hw`), driven by
+/// `rq_clock_task` and the capacity lost to the pressure.
+///
+/// Trap: `capacity` is the `unsigned long` load and runnable, but the `int` running: only
+/// its low 32 bits are tested, so `1 << 32` adds nothing to util_sum while `0x80000000`
+/// (negative as an int) does; load/runnable products wrap in u64.
+pub fn update_hw_load_avg(now: u64, sa: &mut SchedAvg, capacity: u64, t: &PeltTables) -> i32 {
+    let running = capacity as u32 as i32; // the kernel's `int running` parameter
+    if update_load_sum(now, sa, capacity, capacity, running, t) != 0 {
+        sync_load_avg(sa, 1, t);
+        return 1;
+    }
+    0
+}
+
+/// `update_irq_load_avg()`: the rq's IRQ/steal signal (`rq->avg_irq`).
+///
+/// `running` (irq + steal ns since the last call) is scaled by `cap_scale` with the
+/// frequency capacity first, then the CPU capacity, each step truncating — the reverse of
+/// clock_pelt's order, and visible when `clock - running` lands on a 1024 ns boundary. The
+/// sums decay (idle) up to `clock - running`, then accumulate (running) up to `clock`; the
+/// averages are recomputed when either call returned 1, and the return value is the sum of
+/// both (0, 1 or 2).
+pub fn update_irq_load_avg(
+    clock: u64,
+    sa: &mut SchedAvg,
+    running: u64,
+    freq_capacity: u64,
+    cpu_capacity: u64,
+    t: &PeltTables,
+) -> i32 {
+    let running = cap_scale(running, freq_capacity);
+    let running = cap_scale(running, cpu_capacity);
+
+    let ret = update_load_sum(clock.wrapping_sub(running), sa, 0, 0, 0, t)
+        + update_load_sum(clock, sa, 1, 1, 1, t);
+    if ret != 0 {
+        sync_load_avg(sa, 1, t);
+    }
+    ret
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util_est::UTIL_AVG_UNCHANGED;
+
+    const T: &PeltTables = &PeltTables::HL32;
+    const NICE_0: u64 = 1024 << 10;
+
+    fn task(on_rq: bool, is_curr: bool) -> SchedEntityPelt {
+        SchedEntityPelt {
+            load_weight: NICE_0,
+            on_rq,
+            is_curr,
+            ..SchedEntityPelt::default()
+        }
+    }
+
+    fn avg(lut: u64) -> SchedAvg {
+        SchedAvg {
+            last_update_time: lut,
+            ..SchedAvg::default()
+        }
+    }
+
+    #[test]
+    fn decay_load_by_zero_periods_loses_one() {
+        assert_eq!(decay_load(1024, 0, T), 1023);
+        assert_eq!(decay_load(1, 0, T), 0);
+        assert_eq!(decay_load(0, 0, T), 0);
+    }
+
+    #[test]
+    fn decay_load_halves_every_period_count() {
+        assert_eq!(decay_load(1 << 20, 32, T), (1 << 19) - 1);
+        assert_eq!(decay_load(1 << 20, 16, &PeltTables::HL16), (1 << 19) - 1);
+        assert_eq!(decay_load(1 << 20, 8, &PeltTables::HL8), (1 << 19) - 1);
+    }
+
+    #[test]
+    fn decay_load_cutoff_is_above_63_periods_of_halflife() {
+        // At 63*PERIOD the value is shifted by 63 (0 or 1) and 1*0xffffffff >> 32 is 0,
+        // so `>` and `>=` agree; one period less still leaves something.
+        assert_eq!(decay_load(u64::MAX, 2015, T), 1);
+        assert_eq!(decay_load(u64::MAX, 2016, T), 0);
+        assert_eq!(decay_load(u64::MAX, 2017, T), 0);
+        assert_eq!(decay_load(u64::MAX, 1007, &PeltTables::HL16), 1);
+        assert_eq!(decay_load(u64::MAX, 1008, &PeltTables::HL16), 0);
+    }
+
+    #[test]
+    fn decay_load_checks_the_cutoff_before_narrowing_n() {
+        // n = 2^32 would be y^0 after the u32 narrowing; the u64 bound check gives 0.
+        assert_eq!(decay_load(1024, 1 << 32, T), 0);
+        assert_eq!(decay_load(1024, (1 << 32) + 1, T), 0);
+    }
+
+    #[test]
+    fn accumulate_pelt_segments_one_full_period() {
+        // d1 = 1024 at p = 1: 1024*y = 1002, and no full period in between:
+        // 47742 - decay_load(47742, 1) - 1024 = 47742 - 46718 - 1024 = 0.
+        assert_eq!(decay_load(47742, 1, T), 46718);
+        assert_eq!(accumulate_pelt_segments(1, 1024, 0, T), 1002);
+        assert_eq!(accumulate_pelt_segments(1, 1, 0, T), 0);
+    }
+
+    #[test]
+    fn accumulate_pelt_segments_sum_wraps_in_u32() {
+        let r = accumulate_pelt_segments(1, u32::MAX, u32::MAX, T);
+        let c1 = decay_load(u64::from(u32::MAX), 1, T) as u32;
+        let c2 = 47742u32 - decay_load(47742, 1, T) as u32 - 1024;
+        assert_eq!(r, c1.wrapping_add(c2).wrapping_add(u32::MAX));
+    }
+
+    #[test]
+    fn lut_advances_in_1024ns_units_not_to_now() {
+        let mut sa = avg(5000);
+        assert_eq!(update_load_sum(5000 + 3000, &mut sa, 1, 1, 1, T), 0);
+        assert_eq!(sa.last_update_time, 5000 + 2048);
+        assert_eq!(sa.period_contrib, 2);
+        // Under 1024 ns: nothing moves.
+        assert_eq!(update_load_sum(5000 + 2048 + 1023, &mut sa, 1, 1, 1, T), 0);
+        assert_eq!(sa.last_update_time, 5000 + 2048);
+    }
+
+    #[test]
+    fn time_going_backwards_sets_lut_to_now_unaligned() {
+        let mut sa = avg(7_000_000_000);
+        sa.util_sum = 5;
+        assert_eq!(update_load_sum(6_999_999_999, &mut sa, 1, 1, 1, T), 0);
+        assert_eq!(sa.last_update_time, 6_999_999_999);
+        assert_eq!(sa.util_sum, 5);
+    }
+
+    #[test]
+    fn zero_load_forces_runnable_and_running_to_zero() {
+        let mut sa = avg(0);
+        assert_eq!(update_load_sum(100 * 1024, &mut sa, 0, 3, 1, T), 0);
+        assert_eq!((sa.load_sum, sa.runnable_sum, sa.util_sum), (0, 0, 0));
+        assert_eq!(sa.period_contrib, 100);
+    }
+
+    #[test]
+    fn contrib_stays_raw_delta_without_load_or_crossing() {
+        // No crossing: contrib = delta = 100 units.
+        let mut sa = avg(0);
+        accumulate_sum(100, &mut sa, 2, 3, 1, T);
+        assert_eq!(sa.load_sum, 200);
+        assert_eq!(sa.runnable_sum, 300 << 10);
+        assert_eq!(sa.util_sum, 100 << 10);
+        // Crossing with load 0: sums decay, contrib is unused.
+        let mut sa = SchedAvg {
+            util_sum: 1 << 20,
+            period_contrib: 1000,
+            ..SchedAvg::default()
+        };
+        assert_eq!(accumulate_sum(100, &mut sa, 0, 0, 0, T), 1);
+        assert_eq!(sa.util_sum, decay_load(1 << 20, 1, T) as u32);
+        assert_eq!(sa.period_contrib, 76);
+    }
+
+    #[test]
+    fn runnable_sum_adds_runnable_times_contrib_shifted_in_u64() {
+        let mut sa = avg(0);
+        accumulate_sum(1000, &mut sa, 1, 1 << 60, 0, T);
+        assert_eq!(sa.runnable_sum, (1u64 << 60).wrapping_mul(1000) << 10);
+        assert_eq!(sa.util_sum, 0);
+    }
+
+    #[test]
+    fn util_sum_u32_wrap() {
+        let mut sa = SchedAvg {
+            util_sum: u32::MAX - 100,
+            ..SchedAvg::default()
+        };
+        // 10 units inside the period: util_sum += 10 << 10, wrapping.
+        assert_eq!(accumulate_sum(10, &mut sa, 1, 1, 1, T), 0);
+        assert_eq!(sa.util_sum, (u32::MAX - 100).wrapping_add(10 << 10));
+        assert_eq!(sa.util_sum, 10139);
+    }
+
+    #[test]
+    fn gap_of_exactly_2pow32_periods_returns_0() {
+        let lut = 1_000_000_000u64;
+        let mut sa = SchedAvg {
+            last_update_time: lut,
+            load_sum: 47000,
+            util_sum: 47_000_000,
+            util_avg: 1000,
+            load_avg: 1000,
+            runnable_avg: 1000,
+            runnable_sum: 47_000_000,
+            util_est: UtilEst::Mainline(UTIL_AVG_UNCHANGED | 7),
+            ..SchedAvg::default()
+        };
+        let now = lut + (1u64 << 32) * 1024 * 1024;
+        assert_eq!(__update_load_avg_se(now, &mut sa, &task(true, true), T), 0);
+        // Sums decayed to 0 and refilled with the new contribution; averages untouched.
+        let contrib = accumulate_pelt_segments(1 << 32, 1024, 0, T);
+        assert_eq!(sa.load_sum, u64::from(contrib));
+        assert_eq!(sa.util_sum, contrib << 10);
+        assert_eq!(sa.last_update_time, now);
+        assert_eq!(sa.period_contrib, 0);
+        assert_eq!(
+            (sa.load_avg, sa.util_avg, sa.runnable_avg),
+            (1000, 1000, 1000)
+        );
+        assert_eq!(sa.util_est, UtilEst::Mainline(UTIL_AVG_UNCHANGED | 7));
+        // One period more returns 1 as usual.
+        let mut sb = avg(lut);
+        let ret = __update_load_avg_se(
+            lut + ((1u64 << 32) + 1) * 1024 * 1024,
+            &mut sb,
+            &task(true, true),
+            T,
+        );
+        assert_eq!(ret, 1);
+    }
+
+    #[test]
+    fn averages_use_divider_after_the_update_and_se_weight() {
+        let mut sa = avg(0);
+        let se = SchedEntityPelt {
+            load_weight: 3071, // raw weight: scale_load_down clamps to 2
+            on_rq: true,
+            is_curr: true,
+            ..SchedEntityPelt::default()
+        };
+        assert_eq!(__update_load_avg_se(1_000_000_000, &mut sa, &se, T), 1);
+        let divider = u64::from(46718 + sa.period_contrib);
+        assert_eq!(sa.load_avg, 2 * sa.load_sum / divider);
+        assert_eq!(sa.util_avg, u64::from(sa.util_sum) / divider);
+        assert_eq!(sa.runnable_avg, sa.runnable_sum / divider);
+    }
+
+    #[test]
+    fn averages_recomputed_only_when_a_period_is_crossed() {
+        let mut sa = SchedAvg {
+            last_update_time: 0,
+            period_contrib: 0,
+            util_avg: 77,
+            load_avg: 77,
+            runnable_avg: 77,
+            ..SchedAvg::default()
+        };
+        // 1023 units inside the first period: sums grow, averages stay.
+        assert_eq!(
+            __update_load_avg_se(1023 * 1024, &mut sa, &task(true, true), T),
+            0
+        );
+        assert_eq!(sa.util_sum, 1023 << 10);
+        assert_eq!((sa.util_avg, sa.load_avg, sa.runnable_avg), (77, 77, 77));
+        // The next unit crosses the boundary: all three are recomputed.
+        assert_eq!(
+            __update_load_avg_se(1024 * 1024, &mut sa, &task(true, true), T),
+            1
+        );
+        assert_eq!(sa.util_avg, u64::from(sa.util_sum) / 46718);
+        assert_ne!(sa.util_avg, 77);
+    }
+
+    #[test]
+    fn se_runnable_is_zero_when_delayed_and_the_count_for_groups() {
+        let mut se = task(true, false);
+        assert_eq!(se_runnable(&se), 1);
+        se.sched_delayed = true;
+        assert_eq!(se_runnable(&se), 0);
+        se.sched_delayed = false;
+        se.group_runnable_weight = Some(3);
+        assert_eq!(se_runnable(&se), 3);
+        assert_eq!(se_weight(&se), 1024);
+    }
+
+    #[test]
+    fn blocked_se_decays_without_touching_util_est() {
+        let mut sa = SchedAvg {
+            last_update_time: 0,
+            util_sum: 1 << 25,
+            util_est: UtilEst::Mainline(UTIL_AVG_UNCHANGED | 5),
+            ..SchedAvg::default()
+        };
+        assert_eq!(
+            __update_load_avg_blocked_se(32 * 1024 * 1024, &mut sa, NICE_0, T),
+            1
+        );
+        assert_eq!(sa.util_sum, decay_load(1 << 25, 32, T) as u32);
+        assert_eq!(sa.util_est, UtilEst::Mainline(UTIL_AVG_UNCHANGED | 5));
+        // __update_load_avg_se clears it on the next crossing.
+        assert_eq!(
+            __update_load_avg_se(33 * 1024 * 1024, &mut sa, &task(true, true), T),
+            1
+        );
+        assert_eq!(sa.util_est, UtilEst::Mainline(5));
+    }
+
+    #[test]
+    fn cfs_rq_weight_zero_with_curr_accumulates_nothing() {
+        let mut sa = avg(0);
+        assert_eq!(
+            __update_load_avg_cfs_rq(4 * 1024 * 1024, &mut sa, 0, 2, true, T),
+            1
+        );
+        assert_eq!((sa.load_sum, sa.runnable_sum, sa.util_sum), (0, 0, 0));
+        let mut sa = avg(0);
+        __update_load_avg_cfs_rq(1024 * 1024, &mut sa, 2 * NICE_0, 2, true, T);
+        assert_eq!(
+            sa.load_avg,
+            2048 * sa.load_sum / u64::from(46718 + sa.period_contrib) / 2048
+        );
+    }
+
+    #[test]
+    fn rt_running_two_doubles_load_but_not_util() {
+        let mut one = avg(0);
+        let mut two = avg(0);
+        update_rt_rq_load_avg(10 * 1024 * 1024, &mut one, 1, T);
+        update_dl_rq_load_avg(10 * 1024 * 1024, &mut two, 2, T);
+        assert_eq!(two.load_sum, 2 * one.load_sum);
+        assert_eq!(two.runnable_sum, 2 * one.runnable_sum);
+        assert_eq!(two.util_sum, one.util_sum);
+    }
+
+    #[test]
+    fn hw_int_truncation_of_running() {
+        // 1 << 32: low word 0 -> not running, but load/runnable use the full value.
+        let mut sa = avg(0);
+        assert_eq!(update_hw_load_avg(4 * 1024 * 1024, &mut sa, 1 << 32, T), 1);
+        assert_eq!(sa.util_sum, 0);
+        assert_ne!(sa.load_sum, 0);
+        // 0x80000000 is negative as an int, still running.
+        let mut sb = avg(0);
+        update_hw_load_avg(4 * 1024 * 1024, &mut sb, 0x8000_0000, T);
+        let mut sc = avg(0);
+        update_hw_load_avg(4 * 1024 * 1024, &mut sc, 1, T);
+        assert_eq!(sb.util_sum, sc.util_sum);
+        assert_ne!(sb.util_sum, 0);
+        assert_eq!(sb.load_sum, sc.load_sum.wrapping_mul(0x8000_0000));
+    }
+
+    #[test]
+    fn irq_scaling_order_freq_then_cpu() {
+        let running = 3000u64;
+        let freq_first = cap_scale(cap_scale(running, 1000), 700);
+        let cpu_first = cap_scale(cap_scale(running, 700), 1000);
+        assert_eq!((freq_first, cpu_first), (2002, 2001));
+        // clock - freq_first is 1 ns short of a 1024 ns boundary B; cpu-first lands on B.
+        let lut = 1024 * 1000;
+        let b = lut + 10 * 1024;
+        let clock = b - 1 + freq_first;
+        let mut sa = avg(lut);
+        update_irq_load_avg(clock, &mut sa, running, 1000, 700, T);
+        // Kernel order: idle up to B - 1024, then 3025 ns = 2 running units.
+        assert_eq!(sa.last_update_time, b + 1024);
+        assert_eq!(sa.util_sum, 2 << 10);
+        let mut other = avg(lut);
+        update_load_sum(clock - cpu_first, &mut other, 0, 0, 0, T);
+        update_load_sum(clock, &mut other, 1, 1, 1, T);
+        assert_eq!(other.util_sum, 1 << 10);
+    }
+
+    #[test]
+    fn irq_ret_counts_both_calls() {
+        let mut sa = avg(0);
+        // Idle part crosses a period, running part crosses another: ret 2.
+        let clock = 3 * 1024 * 1024;
+        assert_eq!(
+            update_irq_load_avg(clock, &mut sa, 1024 * 1024 + 512, 1024, 1024, T),
+            2
+        );
+    }
+}

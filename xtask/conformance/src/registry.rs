@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The one list of fixture functions that have typed drivers, and what is generated
+//! from it: kind ids, the target-side checkers (postcard in) and, with feature `json`,
+//! the host-side runners and encoders (JSON in).
+
+use crate::{Case, CaseError, Sequence};
+
+/// A case could not be checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CheckError {
+    /// No such kind id in this build's registry.
+    UnknownKind,
+    /// The postcard bytes do not decode as the kind's types.
+    Decode,
+    /// The driver refused the input.
+    Case(CaseError),
+}
+
+impl From<CaseError> for CheckError {
+    fn from(e: CaseError) -> Self {
+        CheckError::Case(e)
+    }
+}
+
+/// Whether a `fn` is a stateless case or a sequence, and its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Index into [`CASES`].
+    Case(u16),
+    /// Index into [`SEQUENCES`].
+    Seq(u16),
+}
+
+fn check_one<C: Case>(input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
+    let case: C = postcard::from_bytes(input).map_err(|_| CheckError::Decode)?;
+    let want: C::Out = postcard::from_bytes(expected).map_err(|_| CheckError::Decode)?;
+    Ok(case.run()? == want)
+}
+
+fn seq_apply_one<S: Sequence>(
+    state: &mut S::State,
+    op: &[u8],
+    expected: &[u8],
+) -> Result<bool, CheckError> {
+    let op: S::Op = postcard::from_bytes(op).map_err(|_| CheckError::Decode)?;
+    let want: S::After = postcard::from_bytes(expected).map_err(|_| CheckError::Decode)?;
+    Ok(S::apply(state, &op)? == want)
+}
+
+macro_rules! registry {
+    (
+        cases: [ $( ($cmod:literal, $cfn:literal, $cty:ty) ),* $(,)? ],
+        sequences: [ $( ($smod:literal, $sfn:literal, $sname:ident: $sty:ty) ),* $(,)? ] $(,)?
+    ) => {
+        /// Stateless case kinds: (module, `fn`); the index is the kind id.
+        pub const CASES: &[(&str, &str)] = &[ $( ($cmod, $cfn) ),* ];
+        /// Sequence kinds: (module, `fn`); the index is the kind id.
+        pub const SEQUENCES: &[(&str, &str)] = &[ $( ($smod, $sfn) ),* ];
+
+        /// The kind of `fn_name` in `module`, if it has a typed driver.
+        pub fn kind_of(module: &str, fn_name: &str) -> Option<Kind> {
+            let find = |t: &[(&str, &str)]| {
+                t.iter().position(|(m, f)| *m == module && *f == fn_name).map(|i| i as u16)
+            };
+            find(CASES).map(Kind::Case).or_else(|| find(SEQUENCES).map(Kind::Seq))
+        }
+
+        /// Runs a stateless case from postcard bytes; `Ok(true)` when the output matches.
+        #[allow(unused_mut, unused_variables, unused_assignments)]
+        pub fn check_case(kind: u16, input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
+            let mut k = 0u16;
+            $(
+                if kind == k {
+                    return check_one::<$cty>(input, expected);
+                }
+                k += 1;
+            )*
+            Err(CheckError::UnknownKind)
+        }
+
+        /// The running state of any registered sequence.
+        #[allow(clippy::large_enum_variant)]
+        pub enum SeqState {
+            $( #[doc = concat!("`", $smod, "/", $sfn, "`")] $sname(<$sty as Sequence>::State), )*
+        }
+
+        /// Starts a sequence from its postcard init.
+        #[allow(unused_mut, unused_variables, unused_assignments)]
+        pub fn seq_start(kind: u16, init: &[u8], variant: &str) -> Result<SeqState, CheckError> {
+            let mut k = 0u16;
+            $(
+                if kind == k {
+                    let init: <$sty as Sequence>::Init =
+                        postcard::from_bytes(init).map_err(|_| CheckError::Decode)?;
+                    return Ok(SeqState::$sname(<$sty as Sequence>::start(&init, variant)?));
+                }
+                k += 1;
+            )*
+            Err(CheckError::UnknownKind)
+        }
+
+        /// Applies one postcard op; `Ok(true)` when the state after it matches.
+        pub fn seq_apply(state: &mut SeqState, op: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
+            match *state {
+                $( SeqState::$sname(ref mut s) => seq_apply_one::<$sty>(s, op, expected), )*
+            }
+        }
+
+        /// Host side: JSON runners (for `cargo xtask verify`) and stream encoders (for
+        /// `cargo xtask verify --target`).
+        #[cfg(feature = "json")]
+        pub mod json {
+            #[allow(unused_imports)]
+            use super::*;
+            use crate::json_support::*;
+            use std::string::String;
+
+            /// Runs a case's JSON `in` and returns its output as JSON.
+            #[allow(unused_mut, unused_variables, unused_assignments)]
+            pub fn run(kind: Kind, input: &Value, variant: &str) -> Result<Value, String> {
+                match kind {
+                    Kind::Case(kind) => {
+                        let mut k = 0u16;
+                        $(
+                            if kind == k {
+                                return run_case::<$cty>(input);
+                            }
+                            k += 1;
+                        )*
+                    }
+                    Kind::Seq(kind) => {
+                        let mut k = 0u16;
+                        $(
+                            if kind == k {
+                                return run_seq::<$sty>(input, variant);
+                            }
+                            k += 1;
+                        )*
+                    }
+                }
+                Err("unknown kind".into())
+            }
+
+            /// Encodes a case (its JSON `in` and `out`) as stream records.
+            #[allow(unused_mut, unused_variables, unused_assignments)]
+            pub fn encode(kind: Kind, input: &Value, out: &Value) -> Result<Encoded, String> {
+                match kind {
+                    Kind::Case(kind) => {
+                        let mut k = 0u16;
+                        $(
+                            if kind == k {
+                                return encode_case::<$cty>(input, out);
+                            }
+                            k += 1;
+                        )*
+                    }
+                    Kind::Seq(kind) => {
+                        let mut k = 0u16;
+                        $(
+                            if kind == k {
+                                return encode_seq::<$sty>(input, out);
+                            }
+                            k += 1;
+                        )*
+                    }
+                }
+                Err("unknown kind".into())
+            }
+        }
+    };
+}
+
+registry! {
+    cases: [
+        ("capacity", "cap_scale", crate::capacity::CapScale),
+    ],
+    sequences: [],
+}
