@@ -661,6 +661,28 @@ pub fn cpufreq_set_policy(policy: &mut CpufreqPolicy, min: u32, max: u32) {
     };
 }
 
+/// `cpufreq_policy_transition_delay_us()`: schedutil's default `rate_limit_us`.
+///
+/// The driver's `transition_delay_us` if set; else the hardware transition latency in
+/// whole µs plus 50 % (`latency + latency/2`, since v6.10's "cpufreq: Remove
+/// LATENCY_MULTIPLIER"); else 1000 µs. Trap: a latency below 1 µs truncates to 0 and
+/// takes the 1 ms default, not a tiny rate limit.
+pub fn cpufreq_policy_transition_delay_us(
+    transition_delay_us: u32,
+    transition_latency_ns: u32,
+) -> u32 {
+    const NSEC_PER_USEC: u32 = 1000;
+    const USEC_PER_MSEC: u32 = 1000;
+    if transition_delay_us != 0 {
+        return transition_delay_us;
+    }
+    let latency = transition_latency_ns / NSEC_PER_USEC;
+    if latency != 0 {
+        return latency + (latency >> 1); // at most 4294967 * 1.5: no overflow
+    }
+    USEC_PER_MSEC
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -830,6 +852,14 @@ mod tests {
         assert_eq!((p.min, p.max), (1200000, 1200000));
         cpufreq_set_policy(&mut p, 0, u32::MAX);
         assert_eq!((p.min, p.max), (408000, 1800000));
+    }
+
+    #[test]
+    fn transition_delay_is_latency_plus_half_and_sub_microsecond_is_the_default() {
+        assert_eq!(cpufreq_policy_transition_delay_us(500, 20000), 500);
+        assert_eq!(cpufreq_policy_transition_delay_us(0, 20000), 30);
+        assert_eq!(cpufreq_policy_transition_delay_us(0, 999), 1000);
+        assert_eq!(cpufreq_policy_transition_delay_us(0, u32::MAX), 6442450);
     }
 
     #[test]

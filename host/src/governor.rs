@@ -10,7 +10,8 @@
 //! `sugov-busy-without-uclamp`.
 //!
 //! The policy comes from a [`GovernorPolicy`]: its frequency table, cpuinfo limits, rate
-//! limit and the CPU's capacity, which a platform file fills.
+//! limit and the CPU's capacity, filled from a platform file's frequency domain
+//! ([`GovernorPolicy::from_platform`]) or given directly.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use schedmath::cpufreq::{
-    set_freq_table_sorted, CpufreqFrequencyTable, CpufreqPolicy, FreqTable, CPUFREQ_TABLE_MAX,
+    cpufreq_policy_transition_delay_us, set_freq_table_sorted, CpufreqFrequencyTable,
+    CpufreqPolicy, FreqTable, CPUFREQ_TABLE_MAX,
 };
 use schedmath::math::SCHED_CAPACITY_SCALE;
 use schedmath::schedutil::{
@@ -27,6 +29,8 @@ use schedmath::schedutil::{
     SugovEnv, SugovPolicy, SugovRq, SCHED_CPUFREQ_IOWAIT,
 };
 use schedmath::Profile;
+
+use crate::platform::{Platform, PlatformError};
 
 /// One cpufreq policy as the replay needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +60,43 @@ impl GovernorPolicy {
             rate_limit_us,
             capacity,
         }
+    }
+
+    /// Frequency domain `n` of `platform` as a cpufreq policy: its OPPs, capacity and
+    /// the rate limit `cpufreq_policy_transition_delay_us()` derives from its transition
+    /// latency (1 ms when the file gives none).
+    pub fn from_platform(platform: &Platform, n: usize) -> Result<Self, GovernorError> {
+        let d = platform
+            .domains
+            .get(n)
+            .ok_or_else(|| GovernorError::Policy {
+                policy: n.to_string(),
+                msg: format!(
+                    "{} has {} frequency domains (policies 0..{})",
+                    platform.origin,
+                    platform.domains.len(),
+                    platform.domains.len().saturating_sub(1)
+                ),
+            })?;
+        let name = format!("{n} `{}` of {}", d.name, platform.name);
+        let freqs_khz = d
+            .opps
+            .iter()
+            .map(|o| {
+                u32::try_from(o.khz).map_err(|_| GovernorError::Policy {
+                    policy: name.clone(),
+                    msg: format!("OPP {} kHz does not fit cpufreq's unsigned int", o.khz),
+                })
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        let rate_limit_us =
+            cpufreq_policy_transition_delay_us(0, d.transition_latency_ns.unwrap_or(0));
+        Ok(Self::from_table(
+            &name,
+            &freqs_khz,
+            rate_limit_us,
+            d.capacity,
+        ))
     }
 
     /// The cpufreq policy and started governor state.
@@ -106,18 +147,14 @@ impl GovernorPolicy {
     }
 }
 
-/// Policy `n` of the platform file at `path`.
-///
-/// The platform loader (host/src/platform.rs) is not on this branch yet; until it is,
-/// this reports that instead of guessing the file format.
+/// Policy `n` (frequency domain `n`, from 0) of the platform file at `path`, with its
+/// default rate limit.
 pub fn platform_policy(path: &Path, n: usize) -> Result<GovernorPolicy, GovernorError> {
-    Err(GovernorError::Policy {
-        policy: format!("{n} of {}", path.display()),
-        msg: "platform files cannot be read yet (the platform loader is not merged)".into(),
-    })
+    let platform = Platform::load(path)?;
+    GovernorPolicy::from_platform(&platform, n)
 }
 
-/// Errors of the replay; CSV errors name file, line and column.
+/// Errors of the replay;/// Errors of the replay; CSV errors name file, line and column.
 #[derive(Debug, thiserror::Error)]
 pub enum GovernorError {
     /// The trace file could not be read.
@@ -138,6 +175,9 @@ pub enum GovernorError {
         /// What is wrong, naming the column.
         msg: String,
     },
+    /// The platform file is unusable.
+    #[error(transparent)]
+    Platform(#[from] PlatformError),
     /// The policy cannot be driven.
     #[error("policy {policy}: {msg}")]
     Policy {

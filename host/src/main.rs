@@ -85,6 +85,9 @@ struct GovernorArgs {
     /// The utilization trace (CSV).
     #[arg(long, value_name = "CSV")]
     util: PathBuf,
+    /// schedutil's rate_limit_us instead of the platform's default.
+    #[arg(long, value_name = "US")]
+    rate_limit_us: Option<u32>,
     /// Behaviour profile (e.g. `mainline`, `sugov-busy-without-uclamp`).
     #[arg(
         long,
@@ -108,7 +111,10 @@ fn profile(name: &str) -> anyhow::Result<schedmath::Profile> {
 fn governor(args: &GovernorArgs) -> anyhow::Result<bool> {
     use schedmath_host::governor::{render, render_compare, replay, Trace};
     let trace = Trace::load(&args.util)?;
-    let policy = schedmath_host::governor::platform_policy(&args.platform, args.policy)?;
+    let mut policy = schedmath_host::governor::platform_policy(&args.platform, args.policy)?;
+    if let Some(us) = args.rate_limit_us {
+        policy.rate_limit_us = us;
+    }
     let mut out = std::io::stdout().lock();
     match &args.compare {
         Some(names) => {

@@ -14,16 +14,10 @@ fn root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-/// The laptop platform's CPU policy.
+/// The laptop platform's one CPU policy (400..3100 MHz, capacity 1024).
 fn laptop_policy() -> GovernorPolicy {
-    GovernorPolicy::from_table(
-        "laptop",
-        &[
-            800000, 1200000, 1600000, 2000000, 2400000, 2800000, 3200000, 3600000, 4000000,
-        ],
-        1000,
-        1024,
-    )
+    let path = root().join("fixtures/platforms/laptop-2c4t.toml");
+    schedmath_host::governor::platform_policy(&path, 0).expect("the laptop platform loads")
 }
 
 fn trace() -> Trace {
@@ -43,8 +37,8 @@ fn busy_task_capped_at_400_mainline_vs_busy_filter_without_uclamp_exception() {
     )
     .expect("replay");
     let last = |r: &schedmath_host::governor::Replay| r.decisions.last().map(|d| d.cur_khz);
-    assert_eq!(last(&main), Some(1600000)); // 4000000 * 400 / 1024 = 1562500 -> 1600000
-    assert_eq!(last(&old), Some(4000000));
+    assert_eq!(last(&main), Some(1300000)); // 3100000 * 400 / 1024 = 1210937 -> 1300000
+    assert_eq!(last(&old), Some(3100000));
     insta::assert_snapshot!(render_compare(&policy, &main, &old));
 }
 
