@@ -362,7 +362,8 @@ pub struct Decision {
     pub util_cfs: u64,
     /// The rate limit stopped the update (nothing below was computed).
     pub rate_limited: bool,
-    /// The performance request `sg_cpu->util` (headroom, clamps and boost included).
+    /// The performance request `sg_cpu->util` (headroom, clamps and boost included);
+    /// a rate-limited row leaves the previous value (the table prints `-`).
     pub perf: u64,
     /// `freq * util / capacity` truncated to 32 bits (kHz); 0 when rate limited.
     pub raw_khz: u32,
