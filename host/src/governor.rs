@@ -449,7 +449,7 @@ pub fn replay(
     }
     let mut res: BTreeMap<u32, u64> = BTreeMap::new();
     for w in decisions.windows(2) {
-        *res.entry(w[0].cur_khz).or_default() += w[1].time_ns - w[0].time_ns;
+        *res.entry(w[0].cur_khz).or_default() += w[1].time_ns.saturating_sub(w[0].time_ns);
     }
     Ok(Replay {
         profile: profile.to_string(),
