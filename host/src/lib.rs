@@ -3,6 +3,7 @@
 //! workloads, and reports what the kernel would compute.
 
 pub mod fixtures;
+pub mod governor;
 pub mod idle;
 pub mod platform;
 pub mod verify;
