@@ -199,5 +199,7 @@ registry! {
         ("pelt", "clock_pelt_sequence", PeltClock: crate::pelt::ClockPeltSequence),
         ("pelt", "clock_pelt_mult_sequence", PeltClockMult: crate::pelt::ClockPeltMultSequence),
         ("pelt", "util_est_sequence", PeltUtilEst: crate::pelt::UtilEstSeq),
+        ("cpuidle", "teo_sequence", CpuidleTeo: crate::cpuidle::TeoSequence),
+        ("cpuidle", "menu_sequence", CpuidleMenu: crate::cpuidle::MenuSequence),
     ],
 }
