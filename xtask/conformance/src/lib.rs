@@ -38,15 +38,21 @@ pub enum CaseError {
     TooLong,
     /// The op's name is not one this sequence knows.
     UnknownOp,
+    /// A field this variant or op needs is absent (its name).
+    Missing(&'static str),
+    /// A field's value is outside what the kernel code computes (its name).
+    OutOfRange(&'static str),
 }
 
 impl core::fmt::Display for CaseError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::UnknownVariant => "unknown variant",
-            Self::TooLong => "table longer than the core's fixed capacity",
-            Self::UnknownOp => "unknown op",
-        })
+        match self {
+            Self::UnknownVariant => f.write_str("unknown variant"),
+            Self::TooLong => f.write_str("table longer than the core's fixed capacity"),
+            Self::UnknownOp => f.write_str("unknown op"),
+            Self::Missing(field) => write!(f, "missing field `{field}`"),
+            Self::OutOfRange(field) => write!(f, "field `{field}` out of range"),
+        }
     }
 }
 
@@ -54,8 +60,9 @@ impl core::fmt::Display for CaseError {
 pub trait Case: Serialize + DeserializeOwned {
     /// The fixture's `out` object.
     type Out: Serialize + DeserializeOwned + PartialEq + core::fmt::Debug;
-    /// Runs the case on the core.
-    fn run(&self) -> Result<Self::Out, CaseError>;
+    /// Runs the case on the core; `variant` is the suite header's (the behaviour
+    /// profile, e.g. `ou-lone-task`), which most cases do not read.
+    fn run(&self, variant: &str) -> Result<Self::Out, CaseError>;
 }
 
 /// A stateful fixture suite: `in.init` and `in.ops[i]` → `out.after[i]`.
