@@ -17,6 +17,7 @@
 extern crate std;
 
 pub mod capacity;
+pub mod cpufreq;
 pub mod energy;
 pub mod math;
 pub mod overutilized;

@@ -3,5 +3,6 @@
 //! workloads, and reports what the kernel would compute.
 
 pub mod fixtures;
+pub mod governor;
 pub mod platform;
 pub mod verify;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `schedmath`: what would the kernel compute? (see `schedmath --help`)
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,6 +24,17 @@ enum Cmd {
     ///
     /// Example: schedmath verify --fixtures fixtures/kernel --suite 'pelt/*'
     Verify(schedmath_host::verify::VerifyArgs),
+    /// Replay a utilization trace through schedutil and show each frequency decision.
+    ///
+    /// The CSV has one row per governor update of one CPU:
+    /// `time_ns,util_cfs[,util_rt,uclamp_min,uclamp_max,idle_calls,iowait]` (an optional
+    /// header line names the columns). Each row prints the raw and resolved frequency,
+    /// whether the busy filter held the frequency and whether the rate limit swallowed the
+    /// update; a frequency-residency summary closes the report.
+    ///
+    /// Example: schedmath governor --platform fixtures/platforms/laptop-2c4t.toml
+    /// --policy 0 --util busy.csv --compare mainline sugov-busy-without-uclamp
+    Governor(GovernorArgs),
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -62,6 +74,81 @@ fn platform_show(file: &std::path::Path, json: bool) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+#[derive(clap::Args)]
+struct GovernorArgs {
+    /// Platform file (TOML) with the frequency domains.
+    #[arg(long, value_name = "FILE")]
+    platform: PathBuf,
+    /// Which cpufreq policy (frequency domain) of the platform, from 0.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    policy: usize,
+    /// The utilization trace (CSV).
+    #[arg(long, value_name = "CSV")]
+    util: PathBuf,
+    /// schedutil's rate_limit_us instead of the platform's default.
+    #[arg(long, value_name = "US")]
+    rate_limit_us: Option<u32>,
+    /// Behaviour profile (e.g. `mainline`, `sugov-busy-without-uclamp`).
+    #[arg(
+        long,
+        value_name = "P",
+        default_value = "mainline",
+        conflicts_with = "compare"
+    )]
+    profile: String,
+    /// Replay under two profiles and print them side by side.
+    #[arg(long, num_args = 2, value_names = ["P1", "P2"])]
+    compare: Option<Vec<String>>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+fn profile(name: &str) -> anyhow::Result<schedmath::Profile> {
+    schedmath::Profile::from_name(name).map_err(|e| anyhow::anyhow!("--profile: {e}"))
+}
+
+fn governor(args: &GovernorArgs) -> anyhow::Result<bool> {
+    use schedmath_host::governor::{render, render_compare, replay, Trace};
+    let trace = Trace::load(&args.util)?;
+    let mut policy = schedmath_host::governor::platform_policy(&args.platform, args.policy)?;
+    if let Some(us) = args.rate_limit_us {
+        policy.rate_limit_us = us;
+    }
+    let mut out = std::io::stdout().lock();
+    match &args.compare {
+        Some(names) => {
+            let (Some(a), Some(b)) = (names.first(), names.get(1)) else {
+                anyhow::bail!("--compare needs two profiles");
+            };
+            let ra = replay(&policy, &trace, &profile(a)?)?;
+            let rb = replay(&policy, &trace, &profile(b)?)?;
+            if args.json {
+                serde_json::to_writer_pretty(
+                    &mut out,
+                    &serde_json::json!({ "policy": policy.name, "replays": [ra, rb] }),
+                )?;
+                writeln!(out)?;
+            } else {
+                write!(out, "{}", render_compare(&policy, &ra, &rb))?;
+            }
+        }
+        None => {
+            let r = replay(&policy, &trace, &profile(&args.profile)?)?;
+            if args.json {
+                serde_json::to_writer_pretty(
+                    &mut out,
+                    &serde_json::json!({ "policy": policy.name, "replays": [r] }),
+                )?;
+                writeln!(out)?;
+            } else {
+                write!(out, "{}", render(&policy, &r))?;
+            }
+        }
+    }
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
@@ -70,6 +157,7 @@ fn main() -> ExitCode {
             &PathBuf::from("fixtures/kernel"),
             &mut std::io::stdout().lock(),
         ),
+        Cmd::Governor(args) => governor(&args),
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
     };
     match result {

@@ -56,11 +56,12 @@ fn frame(out: &mut Vec<u8>, r: &Record<'_>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The case stream, the suites it carries, and the suites left out with the `fn`s they lack.
+type Stream<'a> = (Vec<u8>, Vec<&'a SuiteFile>, Vec<(String, Vec<String>)>);
+
 /// Encodes the suites whose every `fn` has a typed driver; returns the stream and the
 /// suites left out with the `fn`s they lack.
-fn encode(
-    suites: &[SuiteFile],
-) -> anyhow::Result<(Vec<u8>, Vec<&SuiteFile>, Vec<(String, Vec<String>)>)> {
+fn encode(suites: &[SuiteFile]) -> anyhow::Result<Stream<'_>> {
     let mut out = Vec::new();
     let mut run = Vec::new();
     let mut skipped = Vec::new();

@@ -22,6 +22,7 @@ use serde::{de::DeserializeOwned, Serialize};
 pub mod capacity;
 #[cfg(feature = "json")]
 mod json_support;
+pub mod pelt;
 pub mod record;
 pub mod registry;
 

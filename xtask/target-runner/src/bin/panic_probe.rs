@@ -18,6 +18,10 @@ use schedmath::capacity::{CfsRqUtil, CpuCapacity, CpuUtilRq, RqPressureUtil, Tas
 use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable};
 use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
 use schedmath::uclamp::{UclampConfig, UclampId, UclampTask};
+use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
+use schedmath::pelt::{self, bench_support, response, PeltTables, SchedAvg, SchedEntityPelt};
+use schedmath::profile::{Halflife, UtilEstVersion};
+use schedmath::util_est::{self, UtilEst, UtilEstCpu};
 use schedmath::{capacity, math, profile::Profile, schedutil, uclamp};
 
 /// Calls every public core entry point once with opaque inputs.
@@ -53,6 +57,9 @@ fn exercise() {
     exercise_uclamp();
     exercise_overutilized();
     exercise_energy();
+    exercise_pelt();
+    exercise_clock();
+    exercise_util_est();
 }
 
 fn cpu_capacity() -> CpuCapacity {
@@ -214,6 +221,107 @@ fn exercise_energy() {
     bb(energy::em_cpu_energy(&pd, bb(200), bb(300), bb(381)));
     bb(energy::em_update_performance_limits(&mut pd, bb(408_000), bb(816_000)).is_ok());
     bb(&pd);
+
+/// Every public PELT entry point (kernel/sched/pelt.c, sched-pelt.h and the drivers built
+/// on them), with an opaque table, state and inputs.
+fn exercise_pelt() {
+    let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
+    let (d1, d3, run) = (bb(4u32), bb(5u32), bb(1i32));
+    let t: &PeltTables = bb(PeltTables::of(bb(Halflife::Hl16)));
+    let mut sa: SchedAvg = bb(SchedAvg::default());
+    bb(t.runnable_avg_yn_inv());
+    bb(t.load_avg_period());
+    bb(t.load_avg_max());
+    bb(t.load_avg_max_n());
+    bb(t.pelt_min_divider());
+    bb(t.idle_util_sum_threshold());
+    bb(t.decay_load_zero_threshold_periods());
+    bb(pelt::decay_load(a, b, t));
+    bb(pelt::accumulate_pelt_segments(a, d1, d3, t));
+    bb(pelt::accumulate_sum(a, &mut sa, b, c, run, t));
+    bb(pelt::update_load_sum(a, &mut sa, b, c, run, t));
+    bb(pelt::get_pelt_divider(&sa, t));
+    pelt::sync_load_avg(&mut sa, a, t);
+    let se: SchedEntityPelt = bb(SchedEntityPelt {
+        load_weight: a,
+        on_rq: bb(true),
+        is_curr: bb(false),
+        sched_delayed: bb(false),
+        group_runnable_weight: bb(Some(c)),
+    });
+    bb(pelt::se_weight(&se));
+    bb(pelt::se_runnable(&se));
+    pelt::cfs_se_util_change(&mut sa);
+    bb(pelt::__update_load_avg_blocked_se(a, &mut sa, b, t));
+    bb(pelt::__update_load_avg_se(a, &mut sa, &se, t));
+    bb(pelt::__update_load_avg_cfs_rq(
+        a,
+        &mut sa,
+        b,
+        d1,
+        bb(true),
+        t,
+    ));
+    bb(pelt::update_rt_rq_load_avg(a, &mut sa, run, t));
+    bb(pelt::update_dl_rq_load_avg(a, &mut sa, run, t));
+    bb(pelt::update_hw_load_avg(a, &mut sa, b, t));
+    bb(pelt::update_irq_load_avg(a, &mut sa, b, c, a, t));
+    bb(sa);
+
+    let g = bb(pelt::sched_pelt_generator::<64>(bb(32)));
+    if let Some(g) = g {
+        bb(g.matches(t));
+    }
+
+    let profile: Profile = bb(Profile::MAINLINE);
+    response::busy_then_idle(&profile, bb(8), bb(8), |s| {
+        bb(s);
+    });
+    bb(response::ramp_decay_ms(&profile, a, b));
+    bb(bench_support::apply(&mut sa, a, bb(true), t));
+    bb(bench_support::checksum(bb(4)));
+    bb(bench_support::UpdateOps::new().nth(bb(3)));
+}
+
+/// The rq clock side of PELT (kernel/sched/pelt.h, the multiplier patch).
+fn exercise_clock() {
+    let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
+    let t: &PeltTables = bb(PeltTables::of(bb(Halflife::Hl8)));
+    let mut rq: RqClock = bb(RqClock::new(a, b, c));
+    let cpu: PeltClockCpu = bb(PeltClockCpu {
+        curr_is_idle: bb(false),
+        cpu_capacity: a,
+        freq_capacity: b,
+    });
+    let profile: Profile = bb(Profile::MAINLINE);
+    bb(clock::rq_clock_pelt(&rq));
+    clock::_update_idle_rq_clock_pelt(&mut rq);
+    clock::update_rq_clock_pelt(&mut rq, a, &cpu);
+    clock::update_rq_clock_task_mult(&mut rq, a, &cpu, &profile);
+    clock::update_rq_clock_task(&mut rq, a, b, &cpu, &profile);
+    clock::update_idle_rq_clock_pelt(&mut rq, bb(1), bb(2), bb(3), t);
+    bb(rq);
+}
+
+/// util_est (kernel/sched/fair.c), both layouts.
+fn exercise_util_est() {
+    let mut p: SchedAvg = bb(SchedAvg::default());
+    let mut cfs_rq: SchedAvg = bb(SchedAvg::default());
+    let cpu: UtilEstCpu = bb(UtilEstCpu::default());
+    let mut ue: UtilEst = bb(UtilEst::new(bb(UtilEstVersion::PreV6_9)));
+    bb(ue.version());
+    bb(ue.enqueued());
+    ue.clear_unchanged_flag();
+    p.util_est = ue;
+    bb(util_est::task_util(&p));
+    bb(util_est::task_runnable(&p));
+    bb(util_est::_task_util_est(&p));
+    bb(util_est::task_util_est(&p));
+    util_est::util_est_enqueue(&mut cfs_rq, &p);
+    util_est::util_est_dequeue(&mut cfs_rq, &p);
+    bb(util_est::within_margin(bb(-7), bb(10)));
+    util_est::util_est_update(&mut p, bb(true), &cpu);
+    bb((p, cfs_rq));
 }
 
 #[cfg(feature = "inject-panic")]
