@@ -17,10 +17,10 @@ use schedmath::capacity::topology;
 use schedmath::capacity::{CfsRqUtil, CpuCapacity, CpuUtilRq, RqPressureUtil, TaskUtil};
 use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable};
 use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
-use schedmath::uclamp::{UclampConfig, UclampId, UclampTask};
 use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
 use schedmath::pelt::{self, bench_support, response, PeltTables, SchedAvg, SchedEntityPelt};
 use schedmath::profile::{Halflife, UtilEstVersion};
+use schedmath::uclamp::{UclampConfig, UclampId, UclampTask};
 use schedmath::util_est::{self, UtilEst, UtilEstCpu};
 use schedmath::{capacity, math, profile::Profile, schedutil, uclamp};
 
@@ -200,7 +200,11 @@ fn exercise_overutilized() {
 /// Every public function of `schedmath::energy`.
 fn exercise_energy() {
     let mut table = EmTable::new();
-    for (f, pw) in [(408_000u64, 27_769u64), (600_000, 40_837), (816_000, 58_956)] {
+    for (f, pw) in [
+        (408_000u64, 27_769u64),
+        (600_000, 40_837),
+        (816_000, 58_956),
+    ] {
         let _ = table.push(EmPerfState {
             frequency: bb(f),
             power: bb(pw),
@@ -221,6 +225,7 @@ fn exercise_energy() {
     bb(energy::em_cpu_energy(&pd, bb(200), bb(300), bb(381)));
     bb(energy::em_update_performance_limits(&mut pd, bb(408_000), bb(816_000)).is_ok());
     bb(&pd);
+}
 
 /// Every public PELT entry point (kernel/sched/pelt.c, sched-pelt.h and the drivers built
 /// on them), with an opaque table, state and inputs.
