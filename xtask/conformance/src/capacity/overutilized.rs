@@ -21,28 +21,57 @@ fn profile_of(variant: &str) -> Result<Profile, CaseError> {
     Profile::from_name(variant).map_err(|_| CaseError::UnknownVariant)
 }
 
-/// One CPU's state in the overutilized suite.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct OuCpu {
+/// Declares, from one list of the suite's per-CPU fields, [`OuCpu`] (a CPU record of
+/// `rd_overutilized_seq`) and [`CpuOverutilized`] (`cpu_overutilized`'s `in`: the same
+/// fields, flat, after the two static keys — postcard cannot `flatten`).
+macro_rules! ou_cpu_structs {
+    ($( $(#[$doc:meta])* $field:ident: $ty:ty, )*) => {
+        /// One CPU's state in the overutilized suite.
+        #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+        pub struct OuCpu {
+            $( $(#[$doc])* pub $field: $ty, )*
+        }
+
+        /// `cpu_overutilized` {uclamp_is_used, sched_energy_enabled, ...one CPU's state}
+        /// → {ret, sched_cpu_util}.
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub struct CpuOverutilized {
+            /// `sched_uclamp_used`.
+            pub uclamp_is_used: Flag,
+            /// `sched_energy_present`.
+            pub sched_energy_enabled: Flag,
+            $( $(#[$doc])* pub $field: $ty, )*
+        }
+
+        impl CpuOverutilized {
+            /// The CPU part of the input.
+            fn ou_cpu(&self) -> OuCpu {
+                OuCpu { $( $field: self.$field, )* }
+            }
+        }
+    };
+}
+
+ou_cpu_structs! {
     /// `arch_scale_cpu_capacity(cpu)`.
-    pub capacity_orig: u64,
+    capacity_orig: u64,
     /// `capacity_of(cpu)`.
-    pub cpu_capacity: u64,
+    cpu_capacity: u64,
     /// `hw_load_avg(rq)`.
-    pub hw_load_avg: u64,
+    hw_load_avg: u64,
     /// `cpufreq_get_pressure(cpu)`.
-    pub cpufreq_pressure: u64,
+    cpufreq_pressure: u64,
     /// `rq->cfs.avg.util_avg`.
-    pub cfs_util_avg: u64,
+    cfs_util_avg: u64,
     /// `rq->cfs.avg.util_est`.
-    pub cfs_util_est: u32,
+    cfs_util_est: u32,
     /// `rq->uclamp[UCLAMP_MIN].value`.
-    pub rq_uclamp_min: u64,
+    rq_uclamp_min: u64,
     /// `rq->uclamp[UCLAMP_MAX].value`.
-    pub rq_uclamp_max: u64,
+    rq_uclamp_max: u64,
     /// `rq->nr_running`: only the `ou-lone-task` profile reads it; mainline fixtures do
     /// not carry it.
-    pub nr_running: Option<u32>,
+    nr_running: Option<u32>,
 }
 
 impl OuCpu {
@@ -69,34 +98,6 @@ impl OuCpu {
     }
 }
 
-/// `cpu_overutilized` {uclamp_is_used, sched_energy_enabled, ...one CPU's state}
-/// → {ret, sched_cpu_util}.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CpuOverutilized {
-    /// `sched_uclamp_used`.
-    pub uclamp_is_used: Flag,
-    /// `sched_energy_present`.
-    pub sched_energy_enabled: Flag,
-    /// See [`OuCpu`].
-    pub capacity_orig: u64,
-    /// See [`OuCpu`].
-    pub cpu_capacity: u64,
-    /// See [`OuCpu`].
-    pub hw_load_avg: u64,
-    /// See [`OuCpu`].
-    pub cpufreq_pressure: u64,
-    /// See [`OuCpu`].
-    pub cfs_util_avg: u64,
-    /// See [`OuCpu`].
-    pub cfs_util_est: u32,
-    /// See [`OuCpu`].
-    pub rq_uclamp_min: u64,
-    /// See [`OuCpu`].
-    pub rq_uclamp_max: u64,
-    /// See [`OuCpu`].
-    pub nr_running: Option<u32>,
-}
-
 /// `{ret, sched_cpu_util}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -115,18 +116,7 @@ impl Case for CpuOverutilized {
             sched_energy_enabled: self.sched_energy_enabled.0,
             uclamp_is_used: self.uclamp_is_used.0,
         };
-        let cpu = OuCpu {
-            capacity_orig: self.capacity_orig,
-            cpu_capacity: self.cpu_capacity,
-            hw_load_avg: self.hw_load_avg,
-            cpufreq_pressure: self.cpufreq_pressure,
-            cfs_util_avg: self.cfs_util_avg,
-            cfs_util_est: self.cfs_util_est,
-            rq_uclamp_min: self.rq_uclamp_min,
-            rq_uclamp_max: self.rq_uclamp_max,
-            nr_running: self.nr_running,
-        }
-        .core(&profile)?;
+        let cpu = self.ou_cpu().core(&profile)?;
         Ok(CpuOverutilizedOut {
             ret: Flag(cpu_overutilized(&profile, keys, &cpu)),
             sched_cpu_util: sched_cpu_util(&cpu.util_rq(), &RqPressureUtil::default()),
