@@ -803,6 +803,8 @@ impl Sequence for SingleFreqSequence {
 
 /// Ops of `sugov_update_shared_sequence`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+// No allocator to box into; an op lives only for the one `apply` that reads it.
+#[allow(clippy::large_enum_variant)]
 pub enum SharedOp {
     /// Overwrite the listed CPUs' rq inputs, then `sugov_update_shared()` for `cpu`.
     #[serde(rename = "update")]
