@@ -938,3 +938,34 @@ impl Sequence for SharedFreqSequence {
         Ok(a)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iowait_ret_is_a_tagged_enum_on_postcard() {
+        for ret in [IowaitRet::Boost(111), IowaitRet::Reset(true)] {
+            let after = IowaitAfter {
+                iowait_boost: 128,
+                iowait_boost_pending: false,
+                last_update: 5,
+                ret: Some(ret),
+            };
+            let mut buf = [0u8; 32];
+            let bytes = postcard::to_slice(&after, &mut buf).map(|b| &*b);
+            let back = bytes.and_then(postcard::from_bytes::<IowaitAfter>);
+            assert_eq!(back, Ok(after));
+        }
+    }
+
+    #[test]
+    fn profile_of_knows_the_two_single_freq_variants() {
+        assert_eq!(profile_of("mainline"), Ok(Profile::MAINLINE));
+        assert_eq!(
+            profile_of("busy-filter-without-uclamp-exception").map(|p| p.busy_filter),
+            Ok(BusyFilter::WithoutUclampException)
+        );
+        assert_eq!(profile_of("v5.4"), Err(CaseError::UnknownVariant));
+    }
+}
