@@ -5,3 +5,4 @@
 pub mod fixtures;
 pub mod platform;
 pub mod verify;
+pub mod workload;
