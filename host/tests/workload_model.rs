@@ -26,6 +26,16 @@ fn events(w: &Workload, task: usize, phase: usize) -> Vec<(&str, Event)> {
         .collect()
 }
 
+/// A per-thread relative timer, as the periodic form and rt-app examples write it.
+fn unique_timer(period_ns: u64) -> Event {
+    Event::Timer {
+        name: "unique".into(),
+        per_thread: true,
+        period_ns,
+        mode: TimerMode::Relative,
+    }
+}
+
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
 
@@ -68,15 +78,7 @@ fn small_periodic_task_and_busy_task() {
         events(&w, 0, 0),
         [
             ("run", Event::Run { work_ns: 800 * US }),
-            (
-                "timer",
-                Event::Timer {
-                    name: "unique".into(),
-                    per_thread: true,
-                    period_ns: 16 * MS,
-                    mode: TimerMode::Relative
-                }
-            ),
+            ("timer", unique_timer(16 * MS)),
         ]
     );
     let busy = &w.tasks[1];
@@ -310,15 +312,7 @@ fn periodic_form_becomes_run_plus_timer() {
         events(&w, 0, 0),
         [
             ("run", Event::Run { work_ns: 800 * US }),
-            (
-                "timer",
-                Event::Timer {
-                    name: "unique".into(),
-                    per_thread: true,
-                    period_ns: 16 * MS,
-                    mode: TimerMode::Relative
-                }
-            ),
+            ("timer", unique_timer(16 * MS)),
         ]
     );
     let busy = &w.tasks[1];
@@ -355,4 +349,57 @@ fn rtapp_and_periodic_forms_of_the_small_task_are_the_same_program() {
             .collect()
     };
     assert_eq!(strip(&a), strip(&b));
+}
+
+fn parse(text: &str) -> Result<Workload, String> {
+    Workload::from_str_with_ext(text, "w.json", Some("json")).map_err(|e| e.to_string())
+}
+
+#[test]
+fn events_are_recognised_by_key_prefix_in_rtapp_order() {
+    let w = parse(
+        "{ \"tasks\" : { \"t\" : { \"runtime2\" : 5, \"run_b\" : 6, \"sleepy\" : 7, \"memrun\" : 8, \"yield_now\" : \"\" } } }",
+    )
+    .unwrap();
+    assert_eq!(
+        events(&w, 0, 0),
+        [
+            ("runtime2", Event::Runtime { wall_ns: 5 * US }),
+            ("run_b", Event::Run { work_ns: 6 * US }),
+            ("sleepy", Event::Sleep { ns: 7 * US }),
+            ("memrun", Event::Mem { bytes: 8 }),
+            ("yield_now", Event::Yield),
+        ]
+    );
+    // rt-app's tutorial spells it membind_nodes, but its parser reads nodes_membind:
+    // "membind_nodes" starts with "mem", so rt-app takes it for a mem event.
+    assert_eq!(
+        parse("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"membind_nodes\" : [0] } } }").unwrap_err(),
+        "w.json:1:52: tasks.t.membind_nodes: expected an integer, found an array"
+    );
+}
+
+#[test]
+fn phase_attributes_apply_over_what_is_in_effect() {
+    let w = parse(
+        "{ \"tasks\" : { \"t\" : { \"policy\" : \"SCHED_FIFO\", \"priority\" : 50, \"phases\" : {
+            \"a\" : { \"priority\" : 60, \"run\" : 1 },
+            \"b\" : { \"policy\" : \"SCHED_OTHER\", \"run\" : 1 },
+            \"c\" : { \"priority\" : 5, \"util_max\" : 100, \"run\" : 1 },
+            \"d\" : { \"run\" : 1 } } } } }",
+    )
+    .unwrap();
+    let scheds: Vec<Option<Sched>> = w.tasks[0].phases.iter().map(|p| p.sched).collect();
+    let s = |policy, priority| Some(Sched { policy, priority });
+    assert_eq!(
+        scheds,
+        [
+            s(Policy::Fifo, 60),
+            s(Policy::Other, 0),
+            s(Policy::Other, 5),
+            None
+        ]
+    );
+    assert_eq!(w.tasks[0].phases[2].uclamp.max, Some(100));
+    assert_eq!(w.tasks[0].phases[3].uclamp, Uclamp::default());
 }

@@ -128,7 +128,7 @@ pub enum Loops {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Affinity {
     /// CPU numbers, ascending, distinct, non-empty.
-    pub cpus: Vec<u32>,
+    pub cpus: Vec<usize>,
     /// Where the `cpus` key is.
     pub at: Loc,
 }
@@ -365,7 +365,7 @@ impl Workload {
             );
             for (path, mask) in masks {
                 let Some(mask) = mask else { continue };
-                if let Some(&cpu) = mask.cpus.iter().find(|&&c| c as usize >= nr_cpus) {
+                if let Some(&cpu) = mask.cpus.iter().find(|&&c| c >= nr_cpus) {
                     return Err(self.invalid(
                         mask.at,
                         format!("{path}.cpus"),

@@ -54,7 +54,7 @@ struct TaskSpecToml {
     duration_us: u64,
     #[serde(default = "one")]
     count: u32,
-    cpus: Option<Vec<u32>>,
+    cpus: Option<Vec<usize>>,
     #[serde(default)]
     nice: i32,
     policy: Option<String>,

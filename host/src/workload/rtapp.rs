@@ -568,7 +568,7 @@ impl Ctx<'_> {
         for n in items {
             let c = self.int(n, path)?;
             cpus.push(
-                u32::try_from(c)
+                usize::try_from(c)
                     .map_err(|_| self.err(n.at, path, format!("negative CPU number {c}")))?,
             );
         }

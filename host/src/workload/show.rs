@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use crate::platform::show::cpu_list;
+
 use super::model::{mode_name, Event, Format, Loops, Phase, Sched, TaskSpec, Uclamp, Workload};
 
 /// A duration in ns, exact, in the largest unit that divides it (`16 ms`, `250 µs`).
@@ -39,26 +41,6 @@ fn fmt_sched(s: Sched) -> String {
 fn fmt_uclamp(u: Uclamp) -> String {
     let one = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
     format!("{}..{}", one(u.min), one(u.max))
-}
-
-/// `0-3,6` for a sorted CPU list.
-fn fmt_cpus(cpus: &[u32]) -> String {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(&start) = cpus.get(i) {
-        let mut end = start;
-        while cpus.get(i + 1) == Some(&(end + 1)) {
-            end += 1;
-            i += 1;
-        }
-        out.push(if end == start {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        i += 1;
-    }
-    out.join(",")
 }
 
 /// One event as a person reads it.
@@ -99,7 +81,7 @@ fn phase_changes(p: &Phase) -> String {
         c.push(fmt_sched(s));
     }
     if let Some(a) = &p.cpus {
-        c.push(format!("cpus {}", fmt_cpus(&a.cpus)));
+        c.push(format!("cpus {}", cpu_list(&a.cpus)));
     }
     if p.uclamp != Uclamp::default() {
         c.push(format!("uclamp {}", fmt_uclamp(p.uclamp)));
@@ -124,7 +106,7 @@ fn render_task(out: &mut String, t: &TaskSpec) {
     let cpus = t
         .cpus
         .as_ref()
-        .map_or("all".to_string(), |a| fmt_cpus(&a.cpus));
+        .map_or("all".to_string(), |a| cpu_list(&a.cpus));
     let _ = writeln!(
         out,
         "    {} · cpus {cpus} · uclamp {} · group {} · delay {} · loop {}",
@@ -212,12 +194,5 @@ mod tests {
         assert_eq!(fmt_ns(800_000), "800 µs");
         assert_eq!(fmt_ns(1_500), "1500 ns");
         assert_eq!(fmt_ns(2_000_000_000), "2 s");
-    }
-
-    #[test]
-    fn cpu_lists_print_as_ranges() {
-        assert_eq!(fmt_cpus(&[0, 1, 2, 3, 6]), "0-3,6");
-        assert_eq!(fmt_cpus(&[4]), "4");
-        assert_eq!(fmt_cpus(&[]), "");
     }
 }
