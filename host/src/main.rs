@@ -41,7 +41,7 @@ enum WorkloadCmd {
     /// or one schedmath does not model, is an error naming file:line:column and the
     /// key path (exit code 2).
     ///
-    /// Example: schedmath workload check fixtures/workloads/mixed.json --nr-cpus 6
+    /// Example: schedmath workload check fixtures/workloads/phases.json --nr-cpus 6
     ///
     /// Example: schedmath workload check --verbose --json fixtures/workloads/periodic.toml
     Check {

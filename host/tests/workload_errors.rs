@@ -226,11 +226,11 @@ fn periodic_form_errors_name_the_line() {
     );
     assert_eq!(
         periodic("[[task]]\nname = \"a\"\nduty_cycle_pct = 105\nperiod_us = 16000\nduration_us = 16000\n"),
-        "w.toml:1:1: task[0].duty_cycle_pct: 105 % is above 100 %"
+        "w.toml:3:18: task[0].duty_cycle_pct: 105 % is above 100 %"
     );
     assert_eq!(
         periodic("[[task]]\nname = \"a\"\nduty_cycle_pct = 5\nperiod_us = 16000\nduration_us = 20000\n"),
-        "w.toml:1:1: task[0].duration_us: 20000 µs is not a whole, non-zero number of periods (16000 µs)"
+        "w.toml:5:15: task[0].duration_us: 20000 µs is not a whole, non-zero number of periods (16000 µs)"
     );
     assert_eq!(
         periodic(
@@ -253,6 +253,9 @@ fn truncated_and_mutated_files_are_errors_never_panics() {
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_string);
+        if !matches!(ext.as_deref(), Some("json" | "toml")) {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         let end = text.trim_end().len();
         for cut in (0..end).filter(|&c| text.is_char_boundary(c)) {

@@ -37,35 +37,31 @@ use super::model::{
     Uclamp, Workload,
 };
 
+/// A value and the byte range it came from, for line numbers in errors.
+type Sp<T> = toml::Spanned<T>;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSpec {
-    duration_s: Option<u32>,
+    duration_s: Option<Sp<u32>>,
     #[serde(default)]
-    task: Vec<toml::Spanned<TaskSpecToml>>,
+    task: Vec<Sp<TaskSpecToml>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TaskSpecToml {
-    name: String,
-    duty_cycle_pct: u32,
-    period_us: u32,
-    duration_us: u64,
-    #[serde(default = "one")]
-    count: u32,
-    cpus: Option<Vec<usize>>,
-    #[serde(default)]
-    nice: i32,
-    policy: Option<String>,
-    util_min: Option<u32>,
-    util_max: Option<u32>,
-    #[serde(default)]
-    delay_us: u32,
-}
-
-fn one() -> u32 {
-    1
+    name: Sp<String>,
+    duty_cycle_pct: Sp<u32>,
+    period_us: Sp<u32>,
+    duration_us: Sp<u64>,
+    count: Option<u32>,
+    cpus: Option<Sp<Vec<usize>>>,
+    nice: Option<Sp<i32>>,
+    policy: Option<Sp<String>>,
+    util_min: Option<Sp<u32>>,
+    util_max: Option<Sp<u32>>,
+    delay_us: Option<u32>,
 }
 
 /// Parses the periodic TOML form; `origin` names the file in errors.
@@ -77,6 +73,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             .map_or(Loc::default(), |s| loc_of_offset(text, s.start)),
         msg: e.message().to_string(),
     })?;
+    let at = |s: std::ops::Range<usize>| loc_of_offset(text, s.start);
     let invalid = |at: Loc, path: String, msg: String| WorkloadError::Invalid {
         origin: origin.to_string(),
         at,
@@ -90,9 +87,9 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             "no [[task]]: a workload needs at least one".into(),
         ));
     }
-    if file.duration_s == Some(0) {
+    if let Some(d) = file.duration_s.as_ref().filter(|d| *d.get_ref() == 0) {
         return Err(invalid(
-            Loc { line: 1, column: 1 },
+            at(d.span()),
             "duration_s".into(),
             "0 s: leave it out to run until every task ends".into(),
         ));
@@ -100,68 +97,92 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     let mut names = BTreeSet::new();
     let mut tasks = Vec::with_capacity(file.task.len());
     for (i, spanned) in file.task.iter().enumerate() {
-        let at = loc_of_offset(text, spanned.span().start);
+        let task_at = at(spanned.span());
         let t = spanned.get_ref();
         let path = |key: &str| format!("task[{i}].{key}");
-        if !names.insert(t.name.as_str()) {
+        let name = t.name.get_ref();
+        if !names.insert(name.as_str()) {
             return Err(invalid(
-                at,
+                at(t.name.span()),
                 path("name"),
-                format!("duplicate task name \"{}\"", t.name),
+                format!("duplicate task name \"{name}\""),
             ));
         }
-        if t.duty_cycle_pct > 100 {
+        let pct = *t.duty_cycle_pct.get_ref();
+        if pct > 100 {
             return Err(invalid(
-                at,
+                at(t.duty_cycle_pct.span()),
                 path("duty_cycle_pct"),
-                format!("{} % is above 100 %", t.duty_cycle_pct),
+                format!("{pct} % is above 100 %"),
             ));
         }
-        if t.period_us == 0 {
-            return Err(invalid(at, path("period_us"), "the period is 0".into()));
-        }
-        let period_us = u64::from(t.period_us);
-        if t.duration_us == 0 || !t.duration_us.is_multiple_of(period_us) {
+        let period_us = u64::from(*t.period_us.get_ref());
+        if period_us == 0 {
             return Err(invalid(
-                at,
+                at(t.period_us.span()),
+                path("period_us"),
+                "the period is 0".into(),
+            ));
+        }
+        let duration_us = *t.duration_us.get_ref();
+        if duration_us == 0 || !duration_us.is_multiple_of(period_us) {
+            return Err(invalid(
+                at(t.duration_us.span()),
                 path("duration_us"),
                 format!(
-                    "{} µs is not a whole, non-zero number of periods ({period_us} µs)",
-                    t.duration_us
+                    "{duration_us} µs is not a whole, non-zero number of periods ({period_us} µs)"
                 ),
             ));
         }
-        let loops = u32::try_from(t.duration_us / period_us)
-            .map_err(|_| invalid(at, path("duration_us"), "more than 2^32 - 1 periods".into()))?;
-        let policy = match t.policy.as_deref() {
-            None | Some("SCHED_OTHER") => Policy::Other,
-            Some("SCHED_IDLE") => Policy::Idle,
-            Some(p) => {
+        let loops = u32::try_from(duration_us / period_us).map_err(|_| {
+            invalid(
+                at(t.duration_us.span()),
+                path("duration_us"),
+                "more than 2^32 - 1 periods".into(),
+            )
+        })?;
+        let policy = match &t.policy {
+            None => Policy::Other,
+            Some(p) => match p.get_ref().as_str() {
+                "SCHED_OTHER" => Policy::Other,
+                "SCHED_IDLE" => Policy::Idle,
+                other => {
+                    return Err(invalid(
+                        at(p.span()),
+                        path("policy"),
+                        format!("unknown policy \"{other}\" (the periodic form has SCHED_OTHER, SCHED_IDLE)"),
+                    ))
+                }
+            },
+        };
+        let nice = match &t.nice {
+            None => 0,
+            Some(n) if (-20..=19).contains(n.get_ref()) => *n.get_ref(),
+            Some(n) => {
                 return Err(invalid(
-                    at,
-                    path("policy"),
-                    format!(
-                        "unknown policy \"{p}\" (the periodic form has SCHED_OTHER, SCHED_IDLE)"
-                    ),
+                    at(n.span()),
+                    path("nice"),
+                    format!("nice {} out of -20..=19", n.get_ref()),
                 ))
             }
         };
-        if !(-20..=19).contains(&t.nice) {
-            return Err(invalid(
-                at,
-                path("nice"),
-                format!("nice {} out of -20..=19", t.nice),
-            ));
-        }
-        for (key, v) in [("util_min", t.util_min), ("util_max", t.util_max)] {
-            if let Some(v) = v.filter(|&v| v > 1024) {
-                return Err(invalid(at, path(key), format!("{key} {v} out of 0..=1024")));
+        for (key, v) in [("util_min", &t.util_min), ("util_max", &t.util_max)] {
+            if let Some(v) = v.as_ref().filter(|v| *v.get_ref() > 1024) {
+                return Err(invalid(
+                    at(v.span()),
+                    path(key),
+                    format!("{key} {} out of 0..=1024", v.get_ref()),
+                ));
             }
         }
-        if let (Some(min), Some(max)) = (t.util_min, t.util_max) {
+        let uclamp = Uclamp {
+            min: t.util_min.as_ref().map(|v| *v.get_ref()),
+            max: t.util_max.as_ref().map(|v| *v.get_ref()),
+        };
+        if let (Some(min), Some(max), Some(m)) = (uclamp.min, uclamp.max, &t.util_min) {
             if min > max {
                 return Err(invalid(
-                    at,
+                    at(m.span()),
                     path("util_min"),
                     format!("util_min {min} above util_max {max} (the kernel rejects it)"),
                 ));
@@ -169,30 +190,33 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
         }
         let cpus = match &t.cpus {
             None => None,
-            Some(c) if c.is_empty() => {
-                return Err(invalid(at, path("cpus"), "empty CPU list".into()));
+            Some(c) if c.get_ref().is_empty() => {
+                return Err(invalid(at(c.span()), path("cpus"), "empty CPU list".into()));
             }
             Some(c) => {
-                let mut cpus = c.clone();
+                let mut cpus = c.get_ref().clone();
                 cpus.sort_unstable();
                 cpus.dedup();
-                Some(Affinity { cpus, at })
+                Some(Affinity {
+                    cpus,
+                    at: at(c.span()),
+                })
             }
         };
         // period_us < 2^32 and pct <= 100: the products fit u64 exactly.
         let period_ns = period_us * 1000;
-        let run_ns = period_us * 10 * u64::from(t.duty_cycle_pct);
+        let run_ns = period_us * 10 * u64::from(pct);
         let mut events = Vec::with_capacity(2);
         if run_ns > 0 {
             events.push(EventSpec {
                 key: "run".into(),
-                at,
+                at: at(t.duty_cycle_pct.span()),
                 event: Event::Run { work_ns: run_ns },
             });
         }
         events.push(EventSpec {
             key: "timer".into(),
-            at,
+            at: at(t.period_us.span()),
             event: Event::Timer {
                 name: "unique".into(),
                 per_thread: true,
@@ -201,24 +225,23 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             },
         });
         tasks.push(TaskSpec {
-            name: t.name.clone(),
-            at,
-            instances: (0..t.count).map(|k| format!("{}-{k}", t.name)).collect(),
+            name: name.clone(),
+            at: task_at,
+            instances: (0..t.count.unwrap_or(1))
+                .map(|k| format!("{name}-{k}"))
+                .collect(),
             sched: Sched {
                 policy,
-                priority: t.nice,
+                priority: nice,
             },
             cpus,
-            uclamp: Uclamp {
-                min: t.util_min,
-                max: t.util_max,
-            },
+            uclamp,
             group: "/".into(),
-            delay_ns: u64::from(t.delay_us) * 1000,
+            delay_ns: u64::from(t.delay_us.unwrap_or(0)) * 1000,
             loops: Loops::Count(1),
             phases: vec![Phase {
                 name: None,
-                at,
+                at: task_at,
                 loops: Loops::Count(loops),
                 sched: None,
                 cpus: None,
@@ -232,7 +255,9 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
         origin: origin.to_string(),
         format: Format::Periodic,
         global: Global {
-            duration_ns: file.duration_s.map(|s| u64::from(s) * 1_000_000_000),
+            duration_ns: file
+                .duration_s
+                .map(|s| u64::from(*s.get_ref()) * 1_000_000_000),
             default_policy: Policy::Other,
         },
         tasks,
