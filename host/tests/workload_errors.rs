@@ -213,6 +213,14 @@ fn other_attribute_errors() {
         "w.json:1:29: global.duration: duration 0: -1 (until every task ends) or a positive number of seconds"
     );
     assert_eq!(
+        rtapp("{ \"tasks\" : { \"t\" : { \"instance\" : 2000000000, \"run\" : 1 } } }"),
+        "w.json:1:36: tasks.t.instance: instance 2000000000: 0..=65536"
+    );
+    assert_eq!(
+        periodic("[[task]]\nname = \"a\"\nduty_cycle_pct = 5\nperiod_us = 16000\nduration_us = 16000\ncount = 4000000000\n"),
+        "w.toml:6:9: task[0].count: count 4000000000: 0..=65536"
+    );
+    assert_eq!(
         rtapp("{ \"global\" : {} }"),
         "w.json:1:1: tasks: missing: a workload needs a \"tasks\" object"
     );
@@ -291,4 +299,14 @@ fn truncated_and_mutated_files_are_errors_never_panics() {
             "{garbage:?}"
         );
     }
+}
+
+#[test]
+fn a_program_longer_than_u64_ns_is_an_error() {
+    // 2^31-1 task loops × 2^31-1 phase loops × 2147 s does not fit 2^64 ns.
+    let text = "{ \"tasks\" : { \"t\" : { \"loop\" : 2147483647, \"phases\" : { \"p\" : { \"loop\" : 2147483647, \"sleep\" : 2147483647 } } } } }";
+    assert_eq!(
+        rtapp(text),
+        "w.json:1:15: tasks.t: delay + loops × durations overflows 2^64 ns (584 years)"
+    );
 }

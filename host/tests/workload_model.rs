@@ -404,3 +404,20 @@ fn phase_attributes_apply_over_what_is_in_effect() {
     assert_eq!(w.tasks[0].phases[2].uclamp.max, Some(100));
     assert_eq!(w.tasks[0].phases[3].uclamp, Uclamp::default());
 }
+
+#[test]
+fn nominal_length_of_finite_and_endless_tasks() {
+    let w = load("small-and-busy.json");
+    // small: 125 × (800 µs run + 16 ms timer period) — nominal, not simulated.
+    assert_eq!(
+        w.tasks[0].nominal_ns(),
+        Some(Some(125 * (800 * US + 16 * MS)))
+    );
+    assert_eq!(w.tasks[1].nominal_ns(), Some(None));
+    let w = load("phases.json");
+    // ramp: 1 ms delay + 3 × (10 × 10 ms + 5 × 10 ms + 4 × 18.5 ms).
+    assert_eq!(
+        w.tasks[0].nominal_ns(),
+        Some(Some(MS + 3 * (100 * MS + 50 * MS + 4 * 18_500 * US)))
+    );
+}

@@ -161,6 +161,10 @@ pub struct TaskGroup {
     pub idle: bool,
 }
 
+/// Most instances one task object may ask for: far above any rt-app use case, low
+/// enough that a typo (`"instance": 2000000000`) is an error, not an allocation failure.
+pub const MAX_INSTANCES: u32 = 65_536;
+
 /// `cpu.shares` of a group the file does not configure (kernel `ROOT_TASK_GROUP_LOAD`).
 pub const DEFAULT_SHARES: u32 = 1024;
 
@@ -327,6 +331,52 @@ pub enum Event {
     },
 }
 
+impl Loops {
+    /// The count, `None` for [`Loops::Forever`].
+    pub fn count(self) -> Option<u64> {
+        match self {
+            Loops::Forever => None,
+            Loops::Count(n) => Some(u64::from(n)),
+        }
+    }
+}
+
+impl Event {
+    /// The time the event asks for, in ns: `run` work, `runtime`, `sleep`, a timer's
+    /// period; 0 for the others (their time depends on other tasks or devices).
+    pub fn nominal_ns(&self) -> u64 {
+        match *self {
+            Event::Run { work_ns: ns }
+            | Event::Runtime { wall_ns: ns }
+            | Event::Sleep { ns }
+            | Event::Timer { period_ns: ns, .. } => ns,
+            _ => 0,
+        }
+    }
+}
+
+impl TaskSpec {
+    /// `delay` plus every loop of every phase of [`Event::nominal_ns`]: `Some(None)` when
+    /// the task loops forever, `None` when the sum does not fit a u64 of ns (584 years).
+    pub fn nominal_ns(&self) -> Option<Option<u64>> {
+        let mut program = 0u64;
+        for p in &self.phases {
+            let once = p
+                .events
+                .iter()
+                .try_fold(0u64, |acc, e| acc.checked_add(e.event.nominal_ns()))?;
+            let Some(n) = p.loops.count() else {
+                return Some(None);
+            };
+            program = program.checked_add(once.checked_mul(n)?)?;
+        }
+        let Some(n) = self.loops.count() else {
+            return Some(None);
+        };
+        Some(Some(self.delay_ns.checked_add(program.checked_mul(n)?)?))
+    }
+}
+
 impl Workload {
     /// Keys the file sets that rt-app accepts but that do not change scheduling
     /// (for `--verbose`).
@@ -391,8 +441,19 @@ impl Workload {
     /// * a `barrier` needs at least two threads (instances count);
     /// * a `suspend` needs a `resume` of its name somewhere, and vice versa;
     /// * a timer name is `relative` or `absolute`, never both (rt-app would make it
-    ///   absolute for every user).
+    ///   absolute for every user);
+    /// * a finite task's nominal length ([`TaskSpec::nominal_ns`]) fits a u64 of ns, so
+    ///   the simulator's clock cannot wrap.
     pub fn check(&self) -> Result<(), WorkloadError> {
+        for t in &self.tasks {
+            if t.nominal_ns().is_none() {
+                return Err(self.invalid(
+                    t.at,
+                    format!("tasks.{}", t.name),
+                    "delay + loops × durations overflows 2^64 ns (584 years)".into(),
+                ));
+            }
+        }
         let mut wakers: BTreeSet<&str> = BTreeSet::new();
         let mut suspends: BTreeMap<&str, (Loc, String)> = BTreeMap::new();
         let mut resumes: BTreeMap<&str, (Loc, String)> = BTreeMap::new();

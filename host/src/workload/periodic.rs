@@ -34,7 +34,7 @@ use super::error::WorkloadError;
 use super::json::{loc_of_offset, Loc};
 use super::model::{
     Affinity, Event, EventSpec, Format, Global, Loops, Phase, Policy, Sched, TaskSpec, TimerMode,
-    Uclamp, Workload,
+    Uclamp, Workload, MAX_INSTANCES,
 };
 
 /// A value and the byte range it came from, for line numbers in errors.
@@ -55,7 +55,7 @@ struct TaskSpecToml {
     duty_cycle_pct: Sp<u32>,
     period_us: Sp<u32>,
     duration_us: Sp<u64>,
-    count: Option<u32>,
+    count: Option<Sp<u32>>,
     cpus: Option<Sp<Vec<usize>>>,
     nice: Option<Sp<i32>>,
     policy: Option<Sp<String>>,
@@ -188,6 +188,17 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
                 ));
             }
         }
+        let count = match &t.count {
+            None => 1,
+            Some(c) if *c.get_ref() <= MAX_INSTANCES => *c.get_ref(),
+            Some(c) => {
+                return Err(invalid(
+                    at(c.span()),
+                    path("count"),
+                    format!("count {}: 0..={MAX_INSTANCES}", c.get_ref()),
+                ))
+            }
+        };
         let cpus = match &t.cpus {
             None => None,
             Some(c) if c.get_ref().is_empty() => {
@@ -227,9 +238,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
         tasks.push(TaskSpec {
             name: name.clone(),
             at: task_at,
-            instances: (0..t.count.unwrap_or(1))
-                .map(|k| format!("{name}-{k}"))
-                .collect(),
+            instances: (0..count).map(|k| format!("{name}-{k}")).collect(),
             sched: Sched {
                 policy,
                 priority: nice,

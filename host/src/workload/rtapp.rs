@@ -32,7 +32,7 @@ use super::error::WorkloadError;
 use super::json::{self, Loc, Member, Node, Value};
 use super::model::{
     Affinity, Event, EventSpec, Format, Global, IgnoredKey, Loops, Phase, Policy, Sched, TaskGroup,
-    TaskSpec, TimerMode, Uclamp, Workload, DEFAULT_SHARES,
+    TaskSpec, TimerMode, Uclamp, Workload, DEFAULT_SHARES, MAX_INSTANCES,
 };
 
 /// rt-app's default rt priority (`DEFAULT_THREAD_PRIORITY`).
@@ -656,7 +656,11 @@ impl Ctx<'_> {
                 let p = join(&path, "instance");
                 let n = self.int(&i.value, &p)?;
                 u32::try_from(n)
-                    .map_err(|_| self.err(i.value.at, &p, format!("negative instance count {n}")))?
+                    .ok()
+                    .filter(|&n| n <= MAX_INSTANCES)
+                    .ok_or_else(|| {
+                        self.err(i.value.at, &p, format!("instance {n}: 0..={MAX_INSTANCES}"))
+                    })?
             }
         };
         let delay_ns = match a.delay {
