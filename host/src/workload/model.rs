@@ -10,8 +10,10 @@
 //! Semantics follow rt-app (`src/rt-app.c`, `src/rt-app_parse_config.c`):
 //! * a task runs `loops` times over its phases; each phase runs `loops` times over its
 //!   events, in file order;
-//! * phase-level scheduling attributes (`sched`, `cpus`, `uclamp_*`, `group`) are applied
-//!   when the phase starts and persist until changed (rt-app treats them as events);
+//! * phase-level `sched`, `uclamp` and `group` are applied when the phase starts and
+//!   persist until changed (rt-app treats them as events); `cpus` does not persist: a
+//!   phase runs on its own mask, else the task's, else every CPU (rt-app's
+//!   `set_thread_affinity()` order);
 //! * `run` is work: µs at the highest capacity and frequency, so it stretches on a
 //!   smaller CPU or a lower OPP; `runtime` is wall time whatever the CPU;
 //! * a timer fires `period` after its previous expiry (not after the sleep starts), so
@@ -204,7 +206,8 @@ pub struct Phase {
     pub loops: Loops,
     /// Set at phase start; `None`: unchanged.
     pub sched: Option<Sched>,
-    /// Set at phase start; `None`: unchanged.
+    /// Affinity during this phase; `None`: the task's [`TaskSpec::cpus`] (not the
+    /// previous phase's mask).
     pub cpus: Option<Affinity>,
     /// Clamps set at phase start (each `None`: unchanged).
     pub uclamp: Uclamp,

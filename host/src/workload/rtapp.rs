@@ -11,9 +11,11 @@
 //! * a task without `phases` is its own single phase: its `loop` repeats that phase
 //!   and the task then ends; without `loop` it repeats forever. With `phases`, a phase
 //!   runs once by default and the task repeats its phases forever by default;
-//! * phase-level `policy`/`priority`/`cpus`/`util_min`/`util_max`/`taskgroup` apply
-//!   when the phase starts and persist; `priority` is the nice value for
-//!   `SCHED_OTHER`/`SCHED_IDLE` (default 0) and the rt priority for FIFO/RR (default 10).
+//! * phase-level `policy`/`priority`/`util_min`/`util_max`/`taskgroup` apply when the
+//!   phase starts and persist; a phase `cpus` holds for that phase only. `priority` is
+//!   the nice value for `SCHED_OTHER`/`SCHED_IDLE` (default 0) and the rt priority for
+//!   FIFO/RR (default 10); a phase `priority` without `policy` keeps the policy in
+//!   effect when the phase is first reached (rt-app fixes it then, in `set_thread_param`).
 //!
 //! Stricter than rt-app, on purpose: rt-app ignores keys it does not read and exits on
 //! the first bad value without saying where. Here a key rt-app does not know, or one

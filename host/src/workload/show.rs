@@ -75,13 +75,11 @@ pub fn fmt_event(e: &Event) -> String {
     }
 }
 
+/// What a phase changes: persistent settings, then its own affinity.
 fn phase_changes(p: &Phase) -> String {
     let mut c = Vec::new();
     if let Some(s) = p.sched {
         c.push(fmt_sched(s));
-    }
-    if let Some(a) = &p.cpus {
-        c.push(format!("cpus {}", cpu_list(&a.cpus)));
     }
     if p.uclamp != Uclamp::default() {
         c.push(format!("uclamp {}", fmt_uclamp(p.uclamp)));
@@ -89,11 +87,14 @@ fn phase_changes(p: &Phase) -> String {
     if let Some(g) = &p.group {
         c.push(format!("group {g}"));
     }
-    if c.is_empty() {
-        String::new()
-    } else {
-        format!(" · sets {}", c.join(", "))
+    let mut out = String::new();
+    if !c.is_empty() {
+        let _ = write!(out, " · sets {}", c.join(", "));
     }
+    if let Some(a) = &p.cpus {
+        let _ = write!(out, " · on cpus {}", cpu_list(&a.cpus));
+    }
+    out
 }
 
 fn render_task(out: &mut String, t: &TaskSpec) {
