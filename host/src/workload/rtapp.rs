@@ -169,6 +169,9 @@ fn event_kind(key: &str) -> Option<Kind> {
         .map(|&(_, k)| k)
 }
 
+/// An event member of a task or phase object, with its kind.
+type EventMember<'n> = (Kind, &'n Member);
+
 /// Task or phase: which attribute keys the object may hold.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -439,7 +442,7 @@ impl Ctx<'_> {
         members: &'n [Member],
         path: &str,
         level: Level,
-    ) -> Result<(Attrs<'n>, Vec<&'n Member>), WorkloadError> {
+    ) -> Result<(Attrs<'n>, Vec<EventMember<'n>>), WorkloadError> {
         self.no_duplicates_but_events(members, path, true)?;
         let mut a = Attrs::default();
         let mut events = Vec::new();
@@ -453,7 +456,7 @@ impl Ctx<'_> {
                         "fork events are not modelled by schedmath (give the task instances instead)",
                     ));
                 }
-                events.push(m);
+                events.push((kind, m));
                 continue;
             }
             let slot = match (m.key.as_str(), level) {
@@ -677,7 +680,7 @@ impl Ctx<'_> {
         self.check_state(&state, m.at, &path)?;
         let (loops, phases) = match a.phases {
             Some(pm) => {
-                if let Some(e) = events.first() {
+                if let Some((_, e)) = events.first() {
                     return Err(self.err(
                         e.at,
                         &join(&path, &e.key),
@@ -807,7 +810,7 @@ impl Ctx<'_> {
 
     fn events(
         &self,
-        members: &[&Member],
+        members: &[EventMember<'_>],
         task: &str,
         path: &str,
         at: Loc,
@@ -821,8 +824,7 @@ impl Ctx<'_> {
         }
         members
             .iter()
-            .map(|m| {
-                let kind = event_kind(&m.key).unwrap_or(Kind::Fork);
+            .map(|&(kind, m)| {
                 Ok(EventSpec {
                     key: m.key.clone(),
                     at: m.at,
