@@ -31,6 +31,7 @@ use super::json::Loc;
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     /// rt-app JSON.
+    #[serde(rename = "rt-app")]
     RtApp,
     /// The compact periodic TOML form.
     Periodic,
