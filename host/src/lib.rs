@@ -7,3 +7,4 @@ pub mod governor;
 pub mod idle;
 pub mod platform;
 pub mod verify;
+pub mod workload;
