@@ -229,12 +229,5 @@ fn main() -> ExitCode {
             json,
         }) => workload_check(&file, nr_cpus, verbose, json),
     };
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    schedmath_host::exit_code(result)
 }
