@@ -44,6 +44,37 @@ enum Cmd {
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
+    /// Workload files: rt-app JSON or the compact periodic TOML form.
+    #[command(subcommand)]
+    Workload(WorkloadCmd),
+}
+
+#[derive(Subcommand)]
+enum WorkloadCmd {
+    /// Parse and validate a workload; print its tasks, phases and events.
+    ///
+    /// `.json` files are read as rt-app reads them (comments, trailing commas, repeated
+    /// event keys such as `run`/`sleep`); `.toml` files are the periodic form. Every
+    /// duration is shown exactly (integer ns underneath). A key rt-app does not know,
+    /// or one schedmath does not model, is an error naming file:line:column and the
+    /// key path (exit code 2).
+    ///
+    /// Example: schedmath workload check fixtures/workloads/phases.json --nr-cpus 6
+    ///
+    /// Example: schedmath workload check --verbose --json fixtures/workloads/periodic.toml
+    Check {
+        /// The workload file (`.json`: rt-app; `.toml`: periodic form).
+        file: PathBuf,
+        /// Also check CPU affinities against a platform with this many CPUs.
+        #[arg(long, value_name = "N")]
+        nr_cpus: Option<usize>,
+        /// Also list the keys accepted but without scheduling effect (logging, ...).
+        #[arg(long)]
+        verbose: bool,
+        /// Print the parsed model as JSON instead of the summary.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -155,6 +186,29 @@ fn governor(args: &GovernorArgs) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+/// `schedmath workload check`.
+fn workload_check(
+    file: &std::path::Path,
+    nr_cpus: Option<usize>,
+    verbose: bool,
+    json: bool,
+) -> anyhow::Result<bool> {
+    use schedmath_host::workload::{show, Workload};
+    let w = Workload::load(file)?;
+    if let Some(n) = nr_cpus {
+        w.validate(n)?;
+    }
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(&w)?;
+        t.push('\n');
+        t
+    } else {
+        show::render(&w, verbose)
+    };
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
@@ -168,13 +222,12 @@ fn main() -> ExitCode {
             schedmath_host::idle::run(&args, &mut std::io::stdout().lock()).map(|()| true)
         }
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
+        Cmd::Workload(WorkloadCmd::Check {
+            file,
+            nr_cpus,
+            verbose,
+            json,
+        }) => workload_check(&file, nr_cpus, verbose, json),
     };
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    schedmath_host::exit_code(result)
 }

@@ -26,6 +26,7 @@ mod json_support;
 pub mod pelt;
 pub mod record;
 pub mod registry;
+pub mod schedutil;
 
 #[cfg(feature = "json")]
 pub use json_support::Encoded;

@@ -6,10 +6,9 @@ use schedmath::capacity::{
     cpu_bw_dl, cpu_util, cpu_util_cfs, cpu_util_cfs_boost, cpu_util_without, effective_cpu_util,
     CfsRqUtil, CpuUtilRq, EffectiveUtilInput, TaskUtil,
 };
-use schedmath::schedutil::sugov_effective_cpu_perf;
 use serde::{Deserialize, Serialize};
 
-use super::{Flag, Ret};
+use super::Flag;
 use crate::{Case, CaseError};
 
 /// `effective_cpu_util` {util_cfs, capacity_orig, irq_util_avg, rt_util_avg, dl_util_avg,
@@ -77,26 +76,6 @@ impl Case for EffectiveCpuUtil {
             ret: r.ret,
             min: self.want_min.0.then_some(r.min),
             max: self.want_max.0.then_some(r.max),
-        })
-    }
-}
-
-/// `sugov_effective_cpu_perf` {actual, min, max} → {ret}.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SugovEffectiveCpuPerf {
-    /// Actual utilization.
-    pub actual: u64,
-    /// Performance floor.
-    pub min: u64,
-    /// Performance ceiling.
-    pub max: u64,
-}
-
-impl Case for SugovEffectiveCpuPerf {
-    type Out = Ret<u64>;
-    fn run(&self, _: &str) -> Result<Ret<u64>, CaseError> {
-        Ok(Ret {
-            ret: sugov_effective_cpu_perf(self.actual, self.min, self.max),
         })
     }
 }

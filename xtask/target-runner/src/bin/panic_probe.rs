@@ -15,6 +15,7 @@ use core::hint::black_box as bb;
 use cortex_m_rt::entry;
 use schedmath::capacity::topology;
 use schedmath::capacity::{CfsRqUtil, CpuCapacity, CpuUtilRq, RqPressureUtil, TaskUtil};
+use schedmath::cpufreq::{self, CpufreqFrequencyTable, CpufreqPolicy, FreqTable, FreqTableSorted};
 use schedmath::cpuidle::{
     self, menu, teo, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit, ReflectEnv,
     SelectEnv,
@@ -24,6 +25,7 @@ use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
 use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
 use schedmath::pelt::{self, bench_support, response, PeltTables, SchedAvg, SchedEntityPelt};
 use schedmath::profile::{Halflife, IdleGovernor, UtilEstVersion};
+use schedmath::schedutil::{SugovCpu, SugovEnv, SugovPolicy, SugovRq};
 use schedmath::uclamp::{UclampConfig, UclampId, UclampTask};
 use schedmath::util_est::{self, UtilEst, UtilEstCpu};
 use schedmath::{capacity, math, profile::Profile, schedutil, uclamp};
@@ -65,6 +67,121 @@ fn exercise() {
     exercise_clock();
     exercise_util_est();
     exercise_cpuidle();
+    exercise_cpufreq();
+    exercise_schedutil();
+}
+
+/// A policy whose table length, entries, order and limits the optimizer cannot see.
+fn opaque_policy() -> CpufreqPolicy {
+    let mut table = FreqTable::new();
+    for i in 0..bb(8u32) {
+        let _ = table.push(CpufreqFrequencyTable {
+            flags: bb(i & 2),
+            frequency: bb(i.wrapping_mul(200_000)),
+        });
+    }
+    bb(CpufreqPolicy {
+        freq_table: bb(Some(table)),
+        freq_table_sorted: bb(FreqTableSorted::Descending),
+        efficiencies_available: bb(true),
+        min: bb(1),
+        max: bb(2),
+        cur: bb(3),
+        cpuinfo_min_freq: bb(4),
+        cpuinfo_max_freq: bb(5),
+        cached_target_freq: bb(6),
+        cached_resolved_idx: bb(7),
+        fast_switch_enabled: bb(false),
+        driver_need_update_limits: bb(true),
+    })
+}
+
+/// Every public cpufreq entry point (drivers/cpufreq/cpufreq.c, freq_table.c,
+/// include/linux/cpufreq.h).
+fn exercise_cpufreq() {
+    let (f, lo, hi, rel, idx) = (bb(900_000u32), bb(1u32), bb(2u32), bb(6u32), bb(3i32));
+    let eff = bb(true);
+    let mut p = opaque_policy();
+    let t: &[CpufreqFrequencyTable] = bb(p.freq_table.as_deref().unwrap_or(&[]));
+    bb(FreqTableSorted::from_u32(rel).map(FreqTableSorted::as_u32));
+    bb(cpufreq::clamp_val(f, lo, hi));
+    bb(cpufreq::table_frequency(t, idx));
+    bb(cpufreq::cpufreq_table_find_index_al(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_dl(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_ah(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_dh(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_ac(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_dc(t, f, eff));
+    bb(cpufreq::find_index_l(&p, f, lo, hi, eff));
+    bb(cpufreq::find_index_h(&p, f, lo, hi, eff));
+    bb(cpufreq::find_index_c(&p, f, lo, hi, eff));
+    bb(cpufreq::cpufreq_table_find_index_l(&p, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_h(&p, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_c(&p, f, eff));
+    bb(cpufreq::cpufreq_is_in_limits(&p, lo, hi, idx));
+    bb(cpufreq::cpufreq_table_index_unsorted(&p, f, lo, hi, rel));
+    bb(cpufreq::cpufreq_frequency_table_target(&p, f, lo, hi, rel));
+    bb(cpufreq::__resolve_freq(&mut p, f, lo, hi, rel));
+    bb(cpufreq::cpufreq_driver_resolve_freq(&mut p, f));
+    cpufreq::__cpufreq_driver_target(&mut p, f, rel);
+    cpufreq::cpufreq_policy_apply_limits(&mut p);
+    bb(cpufreq::cpufreq_driver_fast_switch(&mut p, f));
+    cpufreq::cpufreq_set_policy(&mut p, lo, hi);
+    bb(cpufreq::set_freq_table_sorted(&mut p));
+    bb(cpufreq::cpufreq_policy_transition_delay_us(bb(0), bb(999)));
+    bb(p);
+}
+
+/// Every public schedutil entry point (kernel/sched/cpufreq_schedutil.c,
+/// include/linux/sched/cpufreq.h).
+fn exercise_schedutil() {
+    let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
+    let (time, flags) = (bb(4_000_000u64), bb(1u32));
+    let mut sg: SugovPolicy = bb(SugovPolicy {
+        policy: opaque_policy(),
+        ..Default::default()
+    });
+    let env: SugovEnv = bb(SugovEnv::default());
+    let profile: Profile = bb(Profile::MAINLINE);
+    let rq: SugovRq = bb(SugovRq::default());
+    let mut c0: SugovCpu = bb(SugovCpu::default());
+    let mut cpus: [SugovCpu; 2] = bb([SugovCpu::default(); 2]);
+    let rqs: [SugovRq; 2] = bb([rq; 2]);
+    bb(schedutil::tick_nsec(bb(0)));
+    bb(schedutil::map_util_freq(a, b, bb(0)));
+    bb(schedutil::get_capacity_ref_freq(&sg.policy, &env));
+    bb(schedutil::get_next_freq(&mut sg, &env, a, c));
+    schedutil::sugov_get_util(&mut c0, &rq, &env, b);
+    bb(schedutil::sugov_iowait_reset(&mut c0, &env, time, bb(true)));
+    schedutil::sugov_iowait_boost(&mut c0, &env, time, flags);
+    bb(schedutil::sugov_iowait_apply(&mut c0, &env, time, c));
+    bb(schedutil::sugov_should_update_freq(&mut sg, time));
+    bb(schedutil::sugov_update_next_freq(&mut sg, time, bb(5)));
+    schedutil::sugov_deferred_update(&mut sg);
+    bb(schedutil::sugov_hold_freq(&mut c0, &rq, &env, &profile));
+    schedutil::ignore_dl_rate_limit(&mut sg, &c0, &rq);
+    bb(schedutil::sugov_update_single_common(
+        &mut sg, &mut c0, &rq, &env, time, flags,
+    ));
+    bb(schedutil::sugov_update_single_freq(
+        &mut sg, &mut c0, &rq, &env, &profile, time, flags,
+    ));
+    bb(schedutil::sugov_next_freq_shared(
+        &mut sg, &mut cpus, &rqs, &env, c, time,
+    ));
+    bb(schedutil::sugov_update_shared(
+        &mut sg,
+        &mut cpus,
+        &rqs,
+        bb(5usize),
+        &env,
+        time,
+        flags,
+    ));
+    schedutil::sugov_work(&mut sg);
+    schedutil::sugov_limits(&mut sg);
+    schedutil::sugov_start(&mut sg, bb(1000), &mut cpus);
+    bb((sg, c0, cpus));
 }
 
 fn cpu_capacity() -> CpuCapacity {
