@@ -6,4 +6,5 @@ pub mod fixtures;
 pub mod governor;
 pub mod idle;
 pub mod platform;
+pub mod sim;
 pub mod verify;
