@@ -358,7 +358,13 @@ impl<'p> Engine<'p> {
             d.finish(self.now);
         }
         self.rec.set_ou(self.now, self.rd.overutilized);
-        self.rec.finish(self.now, &self.doms, &self.idle)
+        let mut m = self.rec.finish(self.now, &self.doms, &self.idle);
+        m.task_util_avg_end = self
+            .tasks
+            .iter()
+            .map(|t| (t.spec.name.clone(), t.avg.util_avg))
+            .collect();
+        m
     }
 
     // ---------------------------------------------------------------- physical model

@@ -15,6 +15,7 @@
 //! * `deadline_misses`: per task, timer activations reached after their expiry (the
 //!   period's work was not done before the next activation);
 //! * `work_done_ms`: per task, work in ms at capacity 1024 and the reference frequency;
+//! * `task_util_avg_end`: per task, its PELT `util_avg` when the simulation ends;
 //! * `energy_j`: busy CPUs at their OPP's power, idle CPUs at their idle state's power
 //!   (0 where the platform gives none);
 //! * `eas_energy_estimate`: the Energy Model's view: at each tick, `em_cpu_energy()` of
@@ -76,6 +77,8 @@ pub struct Metrics {
     pub deadline_misses: BTreeMap<String, u64>,
     /// {task: ms}.
     pub work_done_ms: BTreeMap<String, f64>,
+    /// {task: `util_avg` at the end}.
+    pub task_util_avg_end: BTreeMap<String, u64>,
     /// Platform energy (J).
     pub energy_j: f64,
     /// EM estimate (J).
@@ -278,6 +281,7 @@ impl Recorder {
                 .cloned()
                 .zip(self.work.iter().map(|&w| round6(w as f64 / 1e6)))
                 .collect(),
+            task_util_avg_end: BTreeMap::new(),
             energy_j: round6(self.energy_uw_ns as f64 / 1e15),
             eas_energy_estimate: round6(self.est_acc as f64 / 10.0 / 1e15),
             duration_s: s(now),

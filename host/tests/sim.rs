@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The simulator on tiny scenarios: determinism, one sanity check per metric with real
+//! values, the CLI's tables and JSON as snapshots, and workload errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use schedmath::Profile;
+use schedmath_host::platform::Platform;
+use schedmath_host::sim::{simulate, Metrics, SimConfig, SimTask, SimWorkload};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn platform(name: &str) -> Platform {
+    Platform::load(&root().join("fixtures/platforms").join(name)).unwrap()
+}
+
+fn run(p: &Platform, tasks: &[SimTask], profile: &str, secs: u64) -> Metrics {
+    let cfg = SimConfig {
+        duration_ns: secs * 1_000_000_000,
+        hz: 250,
+        seed: 0,
+    };
+    simulate(p, tasks, &Profile::from_name(profile).unwrap(), &cfg).unwrap()
+}
+
+fn busy(name: &str, cpus: Option<Vec<usize>>) -> SimTask {
+    let mut t = SimTask::periodic(name, 100, 16_000_000, None);
+    t.cpus = cpus;
+    t
+}
+
+fn small(name: &str) -> SimTask {
+    SimTask::periodic(name, 5, 16_000_000, None)
+}
+
+fn cli(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+const M1: &str = "fixtures/platforms/m1pro-8c.toml";
+const MIX: &str = "fixtures/workloads/busy-plus-4x5pct.toml";
+
+#[test]
+fn same_command_twice_gives_identical_json() {
+    let args = [
+        "simulate",
+        "--platform",
+        M1,
+        "--workload",
+        MIX,
+        "--duration",
+        "1",
+        "--json",
+    ];
+    let (a, b) = (cli(&args), cli(&args));
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    let m: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    for key in [
+        "ou_pct",
+        "ou_triggers",
+        "task_cpu_residency_s",
+        "freq_residency_s",
+        "idle_residency_s",
+        "idle_miss_above",
+        "idle_miss_below",
+        "wakeup_latency_us",
+        "deadline_misses",
+        "work_done_ms",
+        "energy_j",
+        "eas_energy_estimate",
+        "duration_s",
+    ] {
+        assert!(m.get(key).is_some(), "missing {key}");
+    }
+}
+
+#[test]
+fn a_busy_task_on_a_little_cpu_saturates_and_is_overutilized() {
+    let m = run(
+        &platform("m1pro-8c.toml"),
+        &[busy("hog", Some(vec![0]))],
+        "mainline",
+        2,
+    );
+    // An always-running task reaches ~1024 whatever the CPU (invariant clock_pelt).
+    let util = m.task_util_avg_end["hog"];
+    assert!((1000..=1024).contains(&util), "util {util}");
+    // It does not fit a 485 CPU: overutilized from the first ms of ramp-up on.
+    assert!(m.ou_pct > 85.0, "{}", m.ou_pct);
+    assert_eq!(m.ou_triggers, 1);
+    assert_eq!(m.task_cpu_residency_s["hog"][0], 2.0);
+    // Pinned at the top OPP of the E cluster (485 at 2064 MHz): 2 s of wall time is
+    // just under 2 s × 485 / 1024 of reference work.
+    let work = m.work_done_ms["hog"];
+    assert!(work > 900.0 && work <= 2000.0 * 485.0 / 1024.0, "{work}");
+    // Each 16 ms period takes ~34 ms on that CPU: every activation is late.
+    let misses = m.deadline_misses["hog"];
+    assert!((55..=60).contains(&misses), "{misses}");
+}
+
+#[test]
+fn small_periodic_task_stays_on_an_e_core_without_overutilization() {
+    let m = run(&platform("m1pro-8c.toml"), &[small("s")], "mainline", 2);
+    let res = &m.task_cpu_residency_s["s"];
+    let e: f64 = res[..2].iter().sum();
+    let total: f64 = res.iter().sum();
+    assert!(e > 0.95 * total, "{res:?}");
+    assert!(m.ou_pct < 1.0, "{}", m.ou_pct);
+    assert_eq!(m.deadline_misses["s"], 0);
+    // 5 % of 16 ms: 0.8 ms of work per period, 125 periods.
+    assert!(
+        (m.work_done_ms["s"] - 100.0).abs() < 1.0,
+        "{}",
+        m.work_done_ms["s"]
+    );
+}
+
+#[test]
+fn lone_task_patch_removes_overutilization_of_one_big_task() {
+    let p = platform("m1pro-8c.toml");
+    let tasks = [
+        busy("hog", None),
+        small("a"),
+        small("b"),
+        small("c"),
+        small("d"),
+    ];
+    let base = run(&p, &tasks, "mainline", 2);
+    let patch = run(&p, &tasks, "ou-lone-task", 2);
+    assert!(base.ou_pct > 80.0, "base {}", base.ou_pct);
+    assert!(patch.ou_pct < 5.0, "patch {}", patch.ou_pct);
+    // With EAS on, the patch keeps the small tasks on the E cores: the share of their
+    // running time spent on cpu0-1, summed over the four tasks (4.0 = always).
+    let e_share = |m: &Metrics| -> f64 {
+        ["a", "b", "c", "d"]
+            .iter()
+            .map(|t| {
+                let r = &m.task_cpu_residency_s[*t];
+                r[..2].iter().sum::<f64>() / r.iter().sum::<f64>()
+            })
+            .sum()
+    };
+    let (b, p) = (e_share(&base), e_share(&patch));
+    assert!(p > 3.5 && b < 2.5, "base {b} patch {p}");
+}
+
+#[test]
+fn frequency_and_idle_residency_cover_the_run_and_energy_matches_the_opps() {
+    let p = platform("m1pro-8c.toml");
+    let m = run(&p, &[busy("hog", Some(vec![2]))], "mainline", 1);
+    for (d, res) in &m.freq_residency_s {
+        let sum: f64 = res.values().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "{d}: {sum}");
+    }
+    // Only cpu2 is busy and WFI has no power: energy is p0's OPP power × residency.
+    let d = &p.domains[1];
+    let expected: f64 = m.freq_residency_s["p0"]
+        .iter()
+        .map(|(khz, s)| {
+            let opp = d.opps.iter().find(|o| o.khz == u64::from(*khz)).unwrap();
+            opp.power_uw.unwrap() as f64 * 1e-6 * s
+        })
+        .sum();
+    assert!(
+        (m.energy_j - expected).abs() < 1e-3,
+        "{} vs {expected}",
+        m.energy_j
+    );
+    assert!(m.eas_energy_estimate > 0.0);
+    // The other CPUs never leave WFI; cpu2 never enters it after the start.
+    assert!(m.idle_residency_s[&3][0] > 0.999);
+    assert!(m.idle_residency_s[&2][0] < 0.01);
+    assert_eq!(m.idle_misses(), (0, 0));
+}
+
+#[test]
+fn wakeup_latency_grows_when_tasks_share_a_cpu() {
+    let p = platform("m1pro-8c.toml");
+    let alone = run(&p, &[small("s")], "mainline", 1);
+    // WFI exit latency is 1 us: an idle CPU wakes the task after exactly that.
+    assert_eq!(alone.wakeup_latency_us.p50, 1.0);
+    let mut hog = busy("hog", Some(vec![0]));
+    hog.name = "hog".into();
+    let mut s = small("s");
+    s.cpus = Some(vec![0]);
+    let shared = run(&p, &[hog, s], "mainline", 1);
+    // The wakee either preempts at once (its vruntime lags) or waits for the tick:
+    // the tail is up to one tick (4 ms at HZ=250).
+    let l = shared.wakeup_latency_us;
+    assert!(l.p99 >= 1000.0 && l.p99 <= 4000.0, "{l:?}");
+}
+
+#[test]
+fn deep_idle_states_are_used_with_long_sleeps() {
+    let p = platform("rk3399.toml");
+    let mut t = SimTask::periodic("t", 1, 50_000_000, None);
+    t.cpus = Some(vec![0]);
+    let m = run(&p, &[t], "mainline", 2);
+    // 50 ms idle periods: the deepest rk3399 state (2 ms target residency) dominates.
+    let cpu0 = &m.idle_residency_s[&0];
+    assert!(cpu0[2] > 1.5, "{cpu0:?}");
+    assert!(m.idle_usage[&0][2] >= 39, "{:?}", m.idle_usage[&0]);
+}
+
+#[test]
+fn table_and_json_snapshots() {
+    let m1 = cli(&[
+        "simulate",
+        "--platform",
+        M1,
+        "--workload",
+        MIX,
+        "--duration",
+        "1",
+    ]);
+    assert!(m1.status.success());
+    insta::assert_snapshot!(
+        "simulate_m1pro_mix_table",
+        String::from_utf8_lossy(&m1.stdout)
+    );
+    let cmp = cli(&[
+        "compare",
+        "--platform",
+        M1,
+        "--workload",
+        MIX,
+        "--duration",
+        "1",
+        "--base",
+        "mainline",
+        "--patch",
+        "ou-lone-task",
+    ]);
+    assert!(cmp.status.success());
+    insta::assert_snapshot!(
+        "compare_m1pro_mix_table",
+        String::from_utf8_lossy(&cmp.stdout)
+    );
+    let rk = cli(&[
+        "simulate",
+        "--platform",
+        "fixtures/platforms/rk3399.toml",
+        "--workload",
+        "fixtures/workloads/two-periodic.toml",
+        "--duration",
+        "1",
+        "--json",
+    ]);
+    assert!(
+        rk.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rk.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&rk.stdout).unwrap();
+    insta::assert_snapshot!(
+        "simulate_rk3399_two_periodic_json",
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+}
+
+#[test]
+fn workload_errors_name_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.toml");
+    std::fs::write(
+        &f,
+        "[[task]]\nname = \"x\"\nduty_cycle_pct = 5\nperiod_us = 1000\nduration_us = 1500\n",
+    )
+    .unwrap();
+    let e = SimWorkload::load(&f).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "bad.toml:1: task `x`: duration_us: 1500 is not a whole number of periods of 1000 us"
+        ),
+        "{e}"
+    );
+    let out = cli(&[
+        "simulate",
+        "--platform",
+        M1,
+        "--workload",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("duration_us"));
+    let mut t = small("s");
+    t.cpus = Some(vec![8]);
+    let cfg = SimConfig {
+        duration_ns: 1,
+        hz: 250,
+        seed: 0,
+    };
+    let e = simulate(&platform("m1pro-8c.toml"), &[t], &Profile::MAINLINE, &cfg).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "task `s`: cpu 8 does not exist (m1pro-8c has 8 CPUs)"
+    );
+}
