@@ -304,3 +304,25 @@ fn workload_errors_name_file_line_and_key() {
         "task `s`: cpu 8 does not exist (m1pro-8c has 8 CPUs)"
     );
 }
+
+#[test]
+fn teo_v6_10_stays_shallow_where_v6_12_sleeps_deep() {
+    // VARIANTS.md §4 (a): 50 ms timer periods, utilization above capacity >> 6.
+    let p = platform("rk3399.toml");
+    let mut t = SimTask::periodic("t", 2, 50_000_000, None);
+    t.cpus = Some(vec![0]);
+    let old = run(&p, std::slice::from_ref(&t), "teo-v6.10", 5);
+    let new = run(&p, &[t], "teo-v6.12", 5);
+    // v6.10: every idle period in cpu-sleep (state 1), each a "below" miss.
+    assert_eq!(old.idle_usage[&0], vec![1, 100, 0]);
+    assert_eq!(old.idle_miss_below[&0], vec![0, 100, 0]);
+    // v6.12: the deepest state, no miss; wake-ups pay its 900 us exit latency.
+    assert_eq!(new.idle_miss_below[&0].iter().sum::<u64>(), 0);
+    assert!(
+        new.idle_residency_s[&0][2] > 4.0,
+        "{:?}",
+        new.idle_residency_s[&0]
+    );
+    assert_eq!(old.wakeup_latency_us.p50, 370.0);
+    assert_eq!(new.wakeup_latency_us.p50, 900.0);
+}

@@ -5,7 +5,8 @@
 //! core's teo/menu `select` and `cpuidle_enter_and_reflect`).
 //!
 //! The cpufreq policy itself comes from [`GovernorPolicy::from_platform`] (the same one
-//! `schedmath governor` replays), so both commands resolve frequencies identically.
+//! `schedmath governor` replays) and the idle states from `idle::platform_states` (the
+//! ones `schedmath idle` replays), so the commands agree.
 //! Simplifications: frequency changes take effect at once (no transition latency); updates
 //! from any CPU of a policy are accepted (`dvfs_possible_from_any_cpu`); a polling idle
 //! state polls until the wake-up (no poll time limit).
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 
 use schedmath::cpuidle::{
     cpuidle_enter_and_reflect, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit,
-    SelectEnv, Selection, CPUIDLE_FLAG_POLLING, CPUIDLE_FLAG_TIMER_STOP,
+    SelectEnv, Selection,
 };
 use schedmath::schedutil::{
     sugov_update_shared, sugov_update_single_freq, SugovCpu, SugovEnv, SugovPolicy, SugovRq,
@@ -133,29 +134,20 @@ pub struct CpuIdle {
 impl CpuIdle {
     /// The idle states of `cpu`; `None` when the platform gives it none.
     pub fn new(platform: &Platform, cpu: usize, capacity: u64, profile: &Profile) -> Option<Self> {
-        let states = platform.idle_states_of(cpu);
-        let table: Vec<CpuidleState> = states
+        let table: Vec<CpuidleState> = crate::idle::platform_states(platform, cpu)
             .iter()
-            .map(|s| CpuidleState {
-                exit_latency_ns: i64::from(s.exit_latency_us) * 1000,
-                target_residency_ns: i64::from(s.target_residency_us) * 1000,
-                flags: if s.flags.polling {
-                    CPUIDLE_FLAG_POLLING
-                } else {
-                    0
-                } | if s.flags.timer_stop {
-                    CPUIDLE_FLAG_TIMER_STOP
-                } else {
-                    0
-                },
-            })
+            .map(|s| s.state)
             .collect();
         let drv = CpuidleDriver::new(&table).filter(|d| d.state_count() > 0)?;
         Some(CpuIdle {
             drv,
             dev: CpuidleDevice::default(),
             gov: Governor::enable(profile.idle_governor, capacity),
-            power_uw: states.iter().map(|s| s.power_uw.unwrap_or(0)).collect(),
+            power_uw: platform
+                .idle_states_of(cpu)
+                .iter()
+                .map(|s| s.power_uw.unwrap_or(0))
+                .collect(),
         })
     }
 
