@@ -67,11 +67,13 @@ pub fn uclamp_bucket_delta(buckets: u32) -> Option<u32> {
 ///
 /// Trap: the delta is rounded to nearest, so the last bucket is wider or narrower than the
 /// others (5 buckets: delta 205, 1024 / 205 = 4 — the top bucket holds 820..=1024; 20
-/// buckets: delta 51, 1024 / 51 = 20 is capped to 19). 0 buckets gives 0.
+/// buckets: delta 51, 1024 / 51 = 20 is capped to 19). 0 buckets gives 0, and so does a
+/// delta rounded down to 0 (more than 2048 buckets, far outside Kconfig's 5..=20) instead
+/// of dividing by zero.
 #[inline]
 pub fn uclamp_bucket_id(clamp_value: u32, buckets: u32) -> u32 {
-    match uclamp_bucket_delta(buckets) {
-        Some(delta) => core::cmp::min(clamp_value / delta, buckets - 1),
+    match uclamp_bucket_delta(buckets).and_then(|delta| clamp_value.checked_div(delta)) {
+        Some(id) => core::cmp::min(id, buckets - 1),
         None => 0,
     }
 }
@@ -450,6 +452,16 @@ mod tests {
         assert_eq!(uclamp_bucket_id(1024, 5), 4);
         assert_eq!(uclamp_bucket_id(1024, 20), 19); // 1024 / 51 = 20, capped
         assert_eq!(uclamp_bucket_id(5, 0), 0);
+    }
+
+    #[test]
+    fn uclamp_bucket_id_zero_delta_does_not_divide() {
+        // 2049 buckets: (1024 + 1024) / 2049 rounds the delta down to 0.
+        assert_eq!(uclamp_bucket_delta(2048), Some(1));
+        assert_eq!(uclamp_bucket_delta(2049), Some(0));
+        assert_eq!(uclamp_bucket_id(1024, 2048), 1024);
+        assert_eq!(uclamp_bucket_id(1024, 2049), 0);
+        assert_eq!(uclamp_bucket_id(u32::MAX, u32::MAX), 0);
     }
 
     #[test]

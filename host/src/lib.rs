@@ -8,3 +8,17 @@ pub mod idle;
 pub mod platform;
 pub mod sim;
 pub mod verify;
+pub mod workload;
+
+/// The exit code of a command that reports success (`Ok(true)`), a failed check
+/// (`Ok(false)`: 1) or an error (printed to stderr: 2). Shared by `schedmath` and xtask.
+pub fn exit_code(result: anyhow::Result<bool>) -> std::process::ExitCode {
+    match result {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -44,9 +44,9 @@ enum Cmd {
     /// Simulate a workload on a platform: overutilized time, residencies, frequencies,
     /// idle states, wake-up latency, deadline misses, work and energy.
     ///
-    /// The workload is the periodic TOML form (see the `sim::program` docs): `[[task]]`
-    /// tables with name, duty_cycle_pct, period_us, duration_us and optional count, cpus,
-    /// nice, policy, priority, util_min, util_max, delay_us.
+    /// The workload is rt-app JSON or the compact periodic TOML form (see
+    /// fixtures/workloads/README.md); run/runtime/sleep/timer events are simulated, other
+    /// events are refused with the task and event named.
     ///
     /// Example: schedmath simulate --platform fixtures/platforms/m1pro-8c.toml
     ///   --workload fixtures/workloads/busy-plus-4x5pct.toml --duration 2 --json
@@ -61,6 +61,37 @@ enum Cmd {
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
+    /// Workload files: rt-app JSON or the compact periodic TOML form.
+    #[command(subcommand)]
+    Workload(WorkloadCmd),
+}
+
+#[derive(Subcommand)]
+enum WorkloadCmd {
+    /// Parse and validate a workload; print its tasks, phases and events.
+    ///
+    /// `.json` files are read as rt-app reads them (comments, trailing commas, repeated
+    /// event keys such as `run`/`sleep`); `.toml` files are the periodic form. Every
+    /// duration is shown exactly (integer ns underneath). A key rt-app does not know,
+    /// or one schedmath does not model, is an error naming file:line:column and the
+    /// key path (exit code 2).
+    ///
+    /// Example: schedmath workload check fixtures/workloads/phases.json --nr-cpus 6
+    ///
+    /// Example: schedmath workload check --verbose --json fixtures/workloads/periodic.toml
+    Check {
+        /// The workload file (`.json`: rt-app; `.toml`: periodic form).
+        file: PathBuf,
+        /// Also check CPU affinities against a platform with this many CPUs.
+        #[arg(long, value_name = "N")]
+        nr_cpus: Option<usize>,
+        /// Also list the keys accepted but without scheduling effect (logging, ...).
+        #[arg(long)]
+        verbose: bool,
+        /// Print the parsed model as JSON instead of the summary.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -177,7 +208,7 @@ struct SimCommon {
     /// Platform file (TOML).
     #[arg(long, value_name = "FILE")]
     platform: PathBuf,
-    /// Workload file (periodic TOML form).
+    /// Workload file: rt-app JSON (`.json`) or the periodic form (`.toml`).
     #[arg(long, value_name = "FILE")]
     workload: PathBuf,
     /// Simulated seconds (default: the workload's duration_s, else 10).
@@ -216,13 +247,15 @@ struct CompareArgs {
 }
 
 fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
-    use schedmath_host::sim::{simulate, SimConfig, SimWorkload};
+    use schedmath_host::sim::{simulate, tasks_from_workload, SimConfig};
     let platform = schedmath_host::platform::Platform::load(&c.platform)?;
-    let w = SimWorkload::load(&c.workload)?;
+    let w = schedmath_host::workload::Workload::load(&c.workload)?;
+    w.validate(platform.nr_cpus())?;
+    let tasks = tasks_from_workload(&w)?;
     let duration_ns = c
         .duration
         .map(|s| u64::from(s) * 1_000_000_000)
-        .or(w.duration_ns)
+        .or(w.global.duration_ns)
         .unwrap_or(10_000_000_000);
     let cfg = SimConfig {
         duration_ns,
@@ -231,7 +264,7 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
     };
     names
         .iter()
-        .map(|n| Ok(simulate(&platform, &w.tasks, &profile(n)?, &cfg)?))
+        .map(|n| Ok(simulate(&platform, &tasks, &profile(n)?, &cfg)?))
         .collect()
 }
 
@@ -267,6 +300,29 @@ fn compare_cmd(a: &CompareArgs) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+/// `schedmath workload check`.
+fn workload_check(
+    file: &std::path::Path,
+    nr_cpus: Option<usize>,
+    verbose: bool,
+    json: bool,
+) -> anyhow::Result<bool> {
+    use schedmath_host::workload::{show, Workload};
+    let w = Workload::load(file)?;
+    if let Some(n) = nr_cpus {
+        w.validate(n)?;
+    }
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(&w)?;
+        t.push('\n');
+        t
+    } else {
+        show::render(&w, verbose)
+    };
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
@@ -282,13 +338,12 @@ fn main() -> ExitCode {
         Cmd::Simulate(args) => simulate_cmd(&args),
         Cmd::Compare(args) => compare_cmd(&args),
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
+        Cmd::Workload(WorkloadCmd::Check {
+            file,
+            nr_cpus,
+            verbose,
+            json,
+        }) => workload_check(&file, nr_cpus, verbose, json),
     };
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    schedmath_host::exit_code(result)
 }

@@ -73,12 +73,5 @@ fn main() -> ExitCode {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
     };
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    schedmath_host::exit_code(result)
 }

@@ -12,6 +12,7 @@
 //! Suites with a `fn` that has no typed driver yet cannot run on the target; each is named
 //! on a `SKIPPED:` line, never dropped silently.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -56,8 +57,17 @@ fn frame(out: &mut Vec<u8>, r: &Record<'_>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The case stream, the suites it carries, and the suites left out with the `fn`s they lack.
-type Stream<'a> = (Vec<u8>, Vec<&'a SuiteFile>, Vec<(String, Vec<String>)>);
+/// What `encode` produced.
+struct Stream<'a> {
+    /// The framed records.
+    bytes: Vec<u8>,
+    /// The suites it carries, in order.
+    run: Vec<&'a SuiteFile>,
+    /// Suites left out, with the `fn`s that have no typed driver.
+    skipped: Vec<(String, Vec<String>)>,
+    /// Why a line went out as `Broken`: (index in `run`, line) → message.
+    broken: BTreeMap<(usize, usize), String>,
+}
 
 /// Encodes the suites whose every `fn` has a typed driver; returns the stream and the
 /// suites left out with the `fn`s they lack.
@@ -65,6 +75,7 @@ fn encode(suites: &[SuiteFile]) -> anyhow::Result<Stream<'_>> {
     let mut out = Vec::new();
     let mut run = Vec::new();
     let mut skipped = Vec::new();
+    let mut broken = BTreeMap::new();
     for s in suites {
         let module = s.header.module();
         let mut missing: Vec<String> = s
@@ -95,16 +106,30 @@ fn encode(suites: &[SuiteFile]) -> anyhow::Result<Stream<'_>> {
         lines.extend(s.bad_lines.iter().map(|b| (b.line, None)));
         lines.sort_by_key(|(l, _)| *l);
         for (line, case) in lines {
+            let suite_idx = run.len() - 1;
             let Some(case) = case else {
+                let msg = s
+                    .bad_lines
+                    .iter()
+                    .find(|b| b.line == line)
+                    .map(|b| b.msg.clone());
+                broken.insert((suite_idx, line), msg.unwrap_or_default());
                 frame(&mut out, &Record::Broken { line: line as u32 })?;
                 continue;
             };
             let kind =
                 registry::kind_of(module, &case.fn_name).ok_or_else(|| anyhow!("unreachable"))?;
             let loc = || format!("{}:{}: case {}", s.path.display(), line, case.id);
-            match json::encode(kind, &case.input, &case.out)
-                .map_err(|e| anyhow!("{}: {e}", loc()))?
-            {
+            let encoded = match json::encode(kind, &case.input, &case.out) {
+                Ok(e) => e,
+                // As on the host: a case that cannot be read fails alone, the run goes on.
+                Err(e) => {
+                    broken.insert((suite_idx, line), format!("case {}: {e}", case.id));
+                    frame(&mut out, &Record::Broken { line: line as u32 })?;
+                    continue;
+                }
+            };
+            match encoded {
                 Encoded::Case(input, expected) => {
                     let registry::Kind::Case(kind) = kind else {
                         bail!("{}: kind mix-up", loc())
@@ -141,7 +166,12 @@ fn encode(suites: &[SuiteFile]) -> anyhow::Result<Stream<'_>> {
         frame(&mut out, &Record::SuiteEnd)?;
     }
     frame(&mut out, &Record::End)?;
-    Ok((out, run, skipped))
+    Ok(Stream {
+        bytes: out,
+        run,
+        skipped,
+        broken,
+    })
 }
 
 fn build_runner(root: &Path, m: &Machine) -> anyhow::Result<PathBuf> {
@@ -201,10 +231,10 @@ pub fn run(
         .find(|m| m.target == target)
         .ok_or_else(|| anyhow!("unsupported target {target} (supported: thumbv7m-none-eabi, thumbv7em-none-eabihf)"))?;
     let suites = verify::select_suites(args, &root.join("fixtures/kernel"))?;
-    let (stream, run, skipped) = encode(&suites)?;
+    let stream = encode(&suites)?;
     let work = root.join("target/embedded").join(m.target);
     std::fs::create_dir_all(&work)?;
-    std::fs::write(work.join("cases.bin"), &stream)?;
+    std::fs::write(work.join("cases.bin"), &stream.bytes)?;
     let elf = build_runner(root, m)?;
     let out = Command::new("qemu-system-arm")
         .current_dir(&work)
@@ -234,15 +264,20 @@ pub fn run(
                 op: None,
                 what: format!("error {}", rest.join(" ")),
             }),
-            ["broken", _, l] => pending.push(Failure::Error {
-                line: l.parse().unwrap_or(0),
-                msg: "unreadable case line".into(),
-            }),
+            ["broken", _, l] => {
+                let line = l.parse().unwrap_or(0);
+                let msg = stream.broken.get(&(results.len(), line)).cloned();
+                pending.push(Failure::Error {
+                    line,
+                    msg: msg.unwrap_or_else(|| "unreadable case line".into()),
+                });
+            }
             ["row", suite, variant, cases, passed, stack] => {
                 stacks.push(format!(
                     "stack: {suite}  {stack} bytes below the runner loop (measured, painted stack)"
                 ));
-                let path = run
+                let path = stream
+                    .run
                     .get(results.len())
                     .map(|s| s.path.clone())
                     .unwrap_or_default();
@@ -272,12 +307,12 @@ pub fn run(
         "target {} on qemu {} ({} bytes of cases streamed by semihosting)",
         m.target,
         m.machine,
-        stream.len()
+        stream.bytes.len()
     )?;
     for line in &stacks {
         writeln!(w, "{line}")?;
     }
-    for (suite, fns) in &skipped {
+    for (suite, fns) in &stream.skipped {
         writeln!(
             w,
             "SKIPPED: {suite}: no target driver yet for fn {}",

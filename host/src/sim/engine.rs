@@ -124,6 +124,8 @@ struct Task {
     vruntime: u64,
     exec_start: u64,
     slice_start: u64,
+    phase: usize,
+    phase_loops: u64,
     step: usize,
     loops_done: u64,
     remaining: u64,
@@ -223,8 +225,11 @@ impl<'p> Engine<'p> {
             .collect();
         let mut tasks = Vec::with_capacity(specs.len());
         for s in specs {
-            if s.steps.is_empty() {
-                return Err(SimError::Config(format!("task `{}` has no steps", s.name)));
+            if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
+                return Err(SimError::Config(format!(
+                    "task `{}`: a phase without steps or loops",
+                    s.name
+                )));
             }
             let allowed: Vec<usize> = match &s.cpus {
                 None => (0..n).collect(),
@@ -283,6 +288,8 @@ impl<'p> Engine<'p> {
                 vruntime: 0,
                 exec_start: 0,
                 slice_start: 0,
+                phase: 0,
+                phase_loops: 0,
                 step: 0,
                 loops_done: 0,
                 remaining: 0,
@@ -927,10 +934,15 @@ impl<'p> Engine<'p> {
     /// Runs the task's program from its current step until it must run, sleep or end.
     fn start_step(&mut self, t: usize) -> StepOutcome {
         let now = self.now;
-        let len = self.tasks[t].spec.steps.len();
+        let len: usize = self.tasks[t]
+            .spec
+            .phases
+            .iter()
+            .map(|p| p.steps.len())
+            .sum();
         for _ in 0..(2 * len + 2) {
             let task = &mut self.tasks[t];
-            let step = task.spec.steps[task.step];
+            let step = task.spec.phases[task.phase].steps[task.step];
             let mut sleep_until = None;
             match step {
                 Step::Run(w) | Step::Runtime(w) if w > 0 => {
@@ -939,8 +951,11 @@ impl<'p> Engine<'p> {
                     return StepOutcome::Run;
                 }
                 Step::Sleep(ns) if ns > 0 => sleep_until = Some(now.saturating_add(ns)),
-                Step::Timer(period) => {
-                    let next = task.timer_next.saturating_add(period);
+                Step::Timer {
+                    period_ns,
+                    absolute,
+                } => {
+                    let next = task.timer_next.saturating_add(period_ns);
                     if next > now {
                         task.timer_next = next;
                         sleep_until = Some(next);
@@ -948,7 +963,7 @@ impl<'p> Engine<'p> {
                         task.timer_next = next;
                     } else {
                         self.rec.deadline_miss(t);
-                        task.timer_next = now;
+                        self.tasks[t].timer_next = if absolute { next } else { now };
                     }
                 }
                 _ => {}
@@ -963,20 +978,30 @@ impl<'p> Engine<'p> {
                 return StepOutcome::Finished;
             }
         }
-        // A whole loop took no time: the program cannot advance the clock.
+        // Two whole passes took no time: the program cannot advance the clock.
         StepOutcome::Finished
     }
 
+    /// Moves to the next step (phase loops, then task loops); false when the program ends.
     fn next_step(task: &mut Task) -> bool {
         task.step += 1;
-        if task.step >= task.spec.steps.len() {
-            task.step = 0;
-            task.loops_done += 1;
-            if task.spec.loops.is_some_and(|l| task.loops_done >= l) {
-                return false;
-            }
+        let phase = &task.spec.phases[task.phase];
+        if task.step < phase.steps.len() {
+            return true;
         }
-        true
+        task.step = 0;
+        task.phase_loops += 1;
+        if task.phase_loops < phase.loops {
+            return true;
+        }
+        task.phase_loops = 0;
+        task.phase += 1;
+        if task.phase < task.spec.phases.len() {
+            return true;
+        }
+        task.phase = 0;
+        task.loops_done += 1;
+        task.spec.loops.is_none_or(|l| task.loops_done < l)
     }
 
     fn sleep(&mut self, t: usize, until: u64) {

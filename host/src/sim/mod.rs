@@ -2,8 +2,7 @@
 //! The simulator: tasks on a platform, driven through the core's PELT, util_est, uclamp,
 //! schedutil, cpuidle, overutilized and Energy Model arithmetic, event by event.
 //!
-//! * [`program`]: what runs (task programs; the periodic TOML form until the rt-app
-//!   workload model is merged);
+//! * [`program`]: what runs (task programs built from the workload model);
 //! * [`rq`]: per-CPU runqueue state and the class/pick model;
 //! * [`placement`]: wake-up CPU selection (EAS / idle-capacity search);
 //! * [`governors`]: schedutil per frequency domain, cpuidle per CPU;
@@ -23,10 +22,11 @@ pub mod rq;
 
 pub use engine::{simulate, SimConfig};
 pub use metrics::{render_compare, Metrics};
-pub use program::{SchedPolicy, SimTask, SimWorkload, Step, WorkloadError};
+pub use program::{tasks_from_workload, SchedPolicy, SimPhase, SimTask, Step};
 
 use crate::governor::GovernorError;
 use crate::platform::PlatformError;
+use crate::workload::WorkloadError;
 
 /// Why a simulation cannot run.
 #[derive(Debug, thiserror::Error)]

@@ -48,9 +48,9 @@ pub(crate) fn externally_tagged(op: &Value) -> Value {
     serde_json::json!({ name.clone(): fields })
 }
 
-pub(crate) fn run_case<C: Case>(input: &Value) -> Result<Value, String> {
+pub(crate) fn run_case<C: Case>(input: &Value, variant: &str) -> Result<Value, String> {
     let c: C = typed(input, "in")?;
-    let out = c.run().map_err(|e| std::format!("in: {e}"))?;
+    let out = c.run(variant).map_err(|e| std::format!("in: {e}"))?;
     serde_json::to_value(out).map_err(|e| e.to_string())
 }
 

@@ -25,6 +25,7 @@ mod json_support;
 pub mod pelt;
 pub mod record;
 pub mod registry;
+pub mod schedutil;
 
 #[cfg(feature = "json")]
 pub use json_support::Encoded;
@@ -61,8 +62,9 @@ impl core::fmt::Display for CaseError {
 pub trait Case: Serialize + DeserializeOwned {
     /// The fixture's `out` object.
     type Out: Serialize + DeserializeOwned + PartialEq + core::fmt::Debug;
-    /// Runs the case on the core.
-    fn run(&self) -> Result<Self::Out, CaseError>;
+    /// Runs the case on the core; `variant` is the suite header's (the behaviour
+    /// profile, e.g. `ou-lone-task`), which most cases do not read.
+    fn run(&self, variant: &str) -> Result<Self::Out, CaseError>;
 }
 
 /// A stateful fixture suite: `in.init` and `in.ops[i]` → `out.after[i]`.

@@ -108,7 +108,7 @@ pub struct GeneratorOut {
 
 impl Case for SchedPeltGenerator {
     type Out = GeneratorOut;
-    fn run(&self) -> Result<GeneratorOut, CaseError> {
+    fn run(&self, _: &str) -> Result<GeneratorOut, CaseError> {
         if self.halflife as usize > GENERATOR_MAX_HALFLIFE {
             return Err(CaseError::TooLong);
         }
@@ -142,7 +142,7 @@ pub struct DecayLoad {
 
 impl Case for DecayLoad {
     type Out = Ret<u64>;
-    fn run(&self) -> Result<Ret<u64>, CaseError> {
+    fn run(&self, _: &str) -> Result<Ret<u64>, CaseError> {
         Ok(Ret {
             ret: decay_load(self.val, self.n, self.variant.tables()),
         })
@@ -164,7 +164,7 @@ pub struct AccumulatePeltSegments {
 
 impl Case for AccumulatePeltSegments {
     type Out = Ret<u32>;
-    fn run(&self) -> Result<Ret<u32>, CaseError> {
+    fn run(&self, _: &str) -> Result<Ret<u32>, CaseError> {
         Ok(Ret {
             ret: accumulate_pelt_segments(self.periods, self.d1, self.d3, self.variant.tables()),
         })

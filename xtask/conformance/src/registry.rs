@@ -33,11 +33,11 @@ pub enum Kind {
 }
 
 #[inline(never)] // one frame per kind: the target's stack lines show each suite's own use
-fn check_one<C: Case>(input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
+fn check_one<C: Case>(input: &[u8], expected: &[u8], variant: &str) -> Result<bool, CheckError> {
     let case: C = postcard::from_bytes(input).map_err(|_| CheckError::Decode)?;
     // Run first: an input the driver refuses (e.g. a table above its capacity) reports
     // why, rather than failing to decode an expected output it could not hold.
-    let got = case.run()?;
+    let got = case.run(variant)?;
     let want: C::Out = postcard::from_bytes(expected).map_err(|_| CheckError::Decode)?;
     Ok(got == want)
 }
@@ -74,14 +74,20 @@ macro_rules! registry {
             find(CASES).map(Kind::Case).or_else(|| find(SEQUENCES).map(Kind::Seq))
         }
 
-        /// Runs a stateless case from postcard bytes; `Ok(true)` when the output matches.
+        /// Runs a stateless case from postcard bytes (`variant`: the suite header's);
+        /// `Ok(true)` when the output matches.
         #[allow(unused_mut, unused_variables, unused_assignments)]
         #[inline(never)]
-        pub fn check_case(kind: u16, input: &[u8], expected: &[u8]) -> Result<bool, CheckError> {
+        pub fn check_case(
+            kind: u16,
+            input: &[u8],
+            expected: &[u8],
+            variant: &str,
+        ) -> Result<bool, CheckError> {
             let mut k = 0u16;
             $(
                 if kind == k {
-                    return check_one::<$cty>(input, expected);
+                    return check_one::<$cty>(input, expected, variant);
                 }
                 k += 1;
             )*
@@ -135,7 +141,7 @@ macro_rules! registry {
                         let mut k = 0u16;
                         $(
                             if kind == k {
-                                return run_case::<$cty>(input);
+                                return run_case::<$cty>(input, variant);
                             }
                             k += 1;
                         )*
@@ -185,9 +191,40 @@ macro_rules! registry {
 registry! {
     cases: [
         ("capacity", "cap_scale", crate::capacity::CapScale),
+        ("capacity", "topology_normalize_cpu_scale", crate::capacity::normalize::TopologyNormalizeCpuScale),
+        ("capacity", "topology_set_freq_scale", crate::capacity::normalize::TopologySetFreqScale),
+        ("capacity", "scale_rt_capacity", crate::capacity::scale_rt_capacity::ScaleRtCapacity),
+        ("capacity", "topology_update_hw_pressure", crate::capacity::scale_rt_capacity::TopologyUpdateHwPressure),
+        ("capacity", "cpufreq_update_pressure", crate::capacity::scale_rt_capacity::CpufreqUpdatePressure),
+        ("capacity", "check_cpu_capacity", crate::capacity::scale_rt_capacity::CheckCpuCapacity),
+        ("capacity", "fits_capacity", crate::capacity::fits::FitsCapacity),
+        ("capacity", "capacity_greater", crate::capacity::fits::CapacityGreater),
+        ("capacity", "util_fits_cpu", crate::capacity::fits::UtilFitsCpu),
+        ("capacity", "task_fits_cpu", crate::capacity::fits::TaskFitsCpu),
+        ("capacity", "uclamp_bucket_id", crate::capacity::uclamp::UclampBucketId),
+        ("capacity", "uclamp_eff_value", crate::capacity::uclamp::UclampEffValue),
+        ("capacity", "uclamp_rq_is_capped", crate::capacity::uclamp::UclampRqIsCapped),
+        ("capacity", "effective_cpu_util", crate::capacity::effective_cpu_util::EffectiveCpuUtil),
+        // Same inputs and output as schedutil's map.jsonl case: one driver for both suites.
+        ("capacity", "sugov_effective_cpu_perf", crate::schedutil::SugovEffectiveCpuPerf),
+        ("capacity", "cpu_util", crate::capacity::effective_cpu_util::CpuUtil),
+        ("capacity", "cpu_overutilized", crate::capacity::overutilized::CpuOverutilized),
+        ("capacity", "em_create_perf_table", crate::capacity::energy::EmCreatePerfTable),
+        ("capacity", "em_cpu_energy", crate::capacity::energy::EmCpuEnergy),
+        ("capacity", "em_update_performance_limits", crate::capacity::energy::EmUpdatePerformanceLimits),
         ("pelt", "sched_pelt_generator", crate::pelt::SchedPeltGenerator),
         ("pelt", "decay_load", crate::pelt::DecayLoad),
         ("pelt", "__accumulate_pelt_segments", crate::pelt::AccumulatePeltSegments),
+        ("schedutil", "map_util_perf", crate::schedutil::MapUtilPerf),
+        ("schedutil", "map_util_freq", crate::schedutil::MapUtilFreq),
+        ("schedutil", "sugov_effective_cpu_perf", crate::schedutil::SugovEffectiveCpuPerf),
+        ("schedutil", "get_capacity_ref_freq", crate::schedutil::GetCapacityRefFreq),
+        ("schedutil", "effective_cpu_util", schedmath::capacity::EffectiveUtilInput),
+        ("schedutil", "uclamp_rq_is_capped", crate::schedutil::UclampRqIsCapped),
+        ("schedutil", "sugov_get_util", crate::schedutil::SugovGetUtil),
+        ("schedutil", "set_freq_table_sorted", crate::schedutil::SetFreqTableSorted),
+        ("schedutil", "cpufreq_frequency_table_target", crate::schedutil::CpufreqFrequencyTableTarget),
+        ("schedutil", "cpufreq_driver_resolve_freq", crate::schedutil::CpufreqDriverResolveFreq),
     ],
     sequences: [
         ("pelt", "se_sequence", PeltSe: crate::pelt::SeSequence),
@@ -199,5 +236,11 @@ registry! {
         ("pelt", "clock_pelt_sequence", PeltClock: crate::pelt::ClockPeltSequence),
         ("pelt", "clock_pelt_mult_sequence", PeltClockMult: crate::pelt::ClockPeltMultSequence),
         ("pelt", "util_est_sequence", PeltUtilEst: crate::pelt::UtilEstSeq),
+        ("capacity", "uclamp_rq_seq", CapacityUclampRq: crate::capacity::uclamp::UclampRqSeq),
+        ("capacity", "rd_overutilized_seq", CapacityRdOverutilized: crate::capacity::overutilized::RdOverutilizedSeq),
+        ("schedutil", "get_next_freq_sequence", SuNextFreq: crate::schedutil::governor::NextFreqSequence),
+        ("schedutil", "iowait_sequence", SuIowait: crate::schedutil::governor::IowaitSequence),
+        ("schedutil", "sugov_update_single_freq_sequence", SuSingleFreq: crate::schedutil::governor::SingleFreqSequence),
+        ("schedutil", "sugov_update_shared_sequence", SuSharedFreq: crate::schedutil::governor::SharedFreqSequence),
     ],
 }

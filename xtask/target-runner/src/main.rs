@@ -75,7 +75,7 @@ fn main() -> ! {
                 expected,
             } => {
                 tally.cases += 1;
-                match registry::check_case(kind, input, expected) {
+                match registry::check_case(kind, input, expected, suite.1.as_str()) {
                     Ok(true) => tally.passed += 1,
                     Ok(false) => {
                         defmt::info!("mismatch {=str} {=str} {=i32}", suite.0.as_str(), id, -1)

@@ -13,9 +13,16 @@
 use core::hint::black_box as bb;
 
 use cortex_m_rt::entry;
+use schedmath::capacity::topology;
+use schedmath::capacity::{CfsRqUtil, CpuCapacity, CpuUtilRq, RqPressureUtil, TaskUtil};
+use schedmath::cpufreq::{self, CpufreqFrequencyTable, CpufreqPolicy, FreqTable, FreqTableSorted};
+use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable};
+use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
 use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
 use schedmath::pelt::{self, bench_support, response, PeltTables, SchedAvg, SchedEntityPelt};
 use schedmath::profile::{Halflife, UtilEstVersion};
+use schedmath::schedutil::{SugovCpu, SugovEnv, SugovPolicy, SugovRq};
+use schedmath::uclamp::{UclampConfig, UclampId, UclampTask};
 use schedmath::util_est::{self, UtilEst, UtilEstCpu};
 use schedmath::{capacity, math, profile::Profile, schedutil, uclamp};
 
@@ -47,10 +54,294 @@ fn exercise() {
     bb(schedutil::map_util_perf(a));
     bb(schedutil::sugov_effective_cpu_perf(a, b, c));
     bb(Profile::from_name(bb("ou-lone-task+pelt-hl8")).is_ok());
-
+    exercise_capacity();
+    exercise_topology();
+    exercise_uclamp();
+    exercise_overutilized();
+    exercise_energy();
     exercise_pelt();
     exercise_clock();
     exercise_util_est();
+    exercise_cpufreq();
+    exercise_schedutil();
+}
+
+/// A policy whose table length, entries, order and limits the optimizer cannot see.
+fn opaque_policy() -> CpufreqPolicy {
+    let mut table = FreqTable::new();
+    for i in 0..bb(8u32) {
+        let _ = table.push(CpufreqFrequencyTable {
+            flags: bb(i & 2),
+            frequency: bb(i.wrapping_mul(200_000)),
+        });
+    }
+    bb(CpufreqPolicy {
+        freq_table: bb(Some(table)),
+        freq_table_sorted: bb(FreqTableSorted::Descending),
+        efficiencies_available: bb(true),
+        min: bb(1),
+        max: bb(2),
+        cur: bb(3),
+        cpuinfo_min_freq: bb(4),
+        cpuinfo_max_freq: bb(5),
+        cached_target_freq: bb(6),
+        cached_resolved_idx: bb(7),
+        fast_switch_enabled: bb(false),
+        driver_need_update_limits: bb(true),
+    })
+}
+
+/// Every public cpufreq entry point (drivers/cpufreq/cpufreq.c, freq_table.c,
+/// include/linux/cpufreq.h).
+fn exercise_cpufreq() {
+    let (f, lo, hi, rel, idx) = (bb(900_000u32), bb(1u32), bb(2u32), bb(6u32), bb(3i32));
+    let eff = bb(true);
+    let mut p = opaque_policy();
+    let t: &[CpufreqFrequencyTable] = bb(p.freq_table.as_deref().unwrap_or(&[]));
+    bb(FreqTableSorted::from_u32(rel).map(FreqTableSorted::as_u32));
+    bb(cpufreq::clamp_val(f, lo, hi));
+    bb(cpufreq::table_frequency(t, idx));
+    bb(cpufreq::cpufreq_table_find_index_al(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_dl(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_ah(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_dh(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_ac(t, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_dc(t, f, eff));
+    bb(cpufreq::find_index_l(&p, f, lo, hi, eff));
+    bb(cpufreq::find_index_h(&p, f, lo, hi, eff));
+    bb(cpufreq::find_index_c(&p, f, lo, hi, eff));
+    bb(cpufreq::cpufreq_table_find_index_l(&p, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_h(&p, f, eff));
+    bb(cpufreq::cpufreq_table_find_index_c(&p, f, eff));
+    bb(cpufreq::cpufreq_is_in_limits(&p, lo, hi, idx));
+    bb(cpufreq::cpufreq_table_index_unsorted(&p, f, lo, hi, rel));
+    bb(cpufreq::cpufreq_frequency_table_target(&p, f, lo, hi, rel));
+    bb(cpufreq::__resolve_freq(&mut p, f, lo, hi, rel));
+    bb(cpufreq::cpufreq_driver_resolve_freq(&mut p, f));
+    cpufreq::__cpufreq_driver_target(&mut p, f, rel);
+    cpufreq::cpufreq_policy_apply_limits(&mut p);
+    bb(cpufreq::cpufreq_driver_fast_switch(&mut p, f));
+    cpufreq::cpufreq_set_policy(&mut p, lo, hi);
+    bb(cpufreq::set_freq_table_sorted(&mut p));
+    bb(cpufreq::cpufreq_policy_transition_delay_us(bb(0), bb(999)));
+    bb(p);
+}
+
+/// Every public schedutil entry point (kernel/sched/cpufreq_schedutil.c,
+/// include/linux/sched/cpufreq.h).
+fn exercise_schedutil() {
+    let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
+    let (time, flags) = (bb(4_000_000u64), bb(1u32));
+    let mut sg: SugovPolicy = bb(SugovPolicy {
+        policy: opaque_policy(),
+        ..Default::default()
+    });
+    let env: SugovEnv = bb(SugovEnv::default());
+    let profile: Profile = bb(Profile::MAINLINE);
+    let rq: SugovRq = bb(SugovRq::default());
+    let mut c0: SugovCpu = bb(SugovCpu::default());
+    let mut cpus: [SugovCpu; 2] = bb([SugovCpu::default(); 2]);
+    let rqs: [SugovRq; 2] = bb([rq; 2]);
+    bb(schedutil::tick_nsec(bb(0)));
+    bb(schedutil::map_util_freq(a, b, bb(0)));
+    bb(schedutil::get_capacity_ref_freq(&sg.policy, &env));
+    bb(schedutil::get_next_freq(&mut sg, &env, a, c));
+    schedutil::sugov_get_util(&mut c0, &rq, &env, b);
+    bb(schedutil::sugov_iowait_reset(&mut c0, &env, time, bb(true)));
+    schedutil::sugov_iowait_boost(&mut c0, &env, time, flags);
+    bb(schedutil::sugov_iowait_apply(&mut c0, &env, time, c));
+    bb(schedutil::sugov_should_update_freq(&mut sg, time));
+    bb(schedutil::sugov_update_next_freq(&mut sg, time, bb(5)));
+    schedutil::sugov_deferred_update(&mut sg);
+    bb(schedutil::sugov_hold_freq(&mut c0, &rq, &env, &profile));
+    schedutil::ignore_dl_rate_limit(&mut sg, &c0, &rq);
+    bb(schedutil::sugov_update_single_common(
+        &mut sg, &mut c0, &rq, &env, time, flags,
+    ));
+    bb(schedutil::sugov_update_single_freq(
+        &mut sg, &mut c0, &rq, &env, &profile, time, flags,
+    ));
+    bb(schedutil::sugov_next_freq_shared(
+        &mut sg, &mut cpus, &rqs, &env, c, time,
+    ));
+    bb(schedutil::sugov_update_shared(
+        &mut sg,
+        &mut cpus,
+        &rqs,
+        bb(5usize),
+        &env,
+        time,
+        flags,
+    ));
+    schedutil::sugov_work(&mut sg);
+    schedutil::sugov_limits(&mut sg);
+    schedutil::sugov_start(&mut sg, bb(1000), &mut cpus);
+    bb((sg, c0, cpus));
+}
+
+fn cpu_capacity() -> CpuCapacity {
+    bb(CpuCapacity {
+        capacity_orig: bb(1024),
+        cpu_capacity: bb(900),
+        hw_load_avg: bb(10),
+        cpufreq_pressure: bb(20),
+    })
+}
+
+fn util_rq() -> CpuUtilRq {
+    bb(CpuUtilRq {
+        cpu: bb(0),
+        capacity_orig: bb(1024),
+        cfs: CfsRqUtil {
+            util_avg: bb(300),
+            runnable_avg: bb(400),
+            util_est: bb(350),
+        },
+        util_est_feat: bb(true),
+    })
+}
+
+/// Every public function of `schedmath::capacity`.
+fn exercise_capacity() {
+    let (a, b) = (bb(1u64), bb(2u64));
+    let cpu = cpu_capacity();
+    let other = bb(RqPressureUtil {
+        rt_util_avg: a,
+        dl_util_avg: b,
+        irq_util_avg: a,
+    });
+    let rq = util_rq();
+    let p = bb(TaskUtil {
+        task_cpu: bb(0),
+        util_avg: a,
+        util_est: bb(0x8000_0010),
+        on_rq_queued: bb(true),
+        is_current: bb(false),
+        last_update_time: b,
+    });
+    bb(capacity::fits_capacity(a, b));
+    bb(capacity::capacity_greater(a, b));
+    bb(capacity::get_actual_cpu_capacity(&cpu));
+    bb(capacity::scale_rt_capacity(&cpu, &other));
+    bb(capacity::update_cpu_capacity(&cpu, &other));
+    bb(capacity::check_cpu_capacity(a, b, bb(117)));
+    bb(capacity::util_fits_cpu(a, b, a, bb(true), &cpu));
+    bb(capacity::task_util_est(a, bb(7)));
+    bb(capacity::task_fits_cpu(a, bb(7), a, b, bb(true), &cpu));
+    bb(capacity::cpu_util(&rq, bb(Some(&p)), bb(-1), bb(true)));
+    bb(capacity::cpu_util_cfs(&rq));
+    bb(capacity::cpu_util_cfs_boost(&rq));
+    bb(capacity::cpu_util_without(&rq, &p));
+    bb(capacity::cpu_bw_dl(a));
+    bb(capacity::sched_cpu_util(&rq, &other));
+}
+
+/// Every public function of `schedmath::capacity::topology`.
+fn exercise_topology() {
+    let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
+    let dmips = bb([485u32, 1024, 0]);
+    let freq = bb([1_416_000u64, 1_800_000, 0]);
+    let n = bb(3usize).min(3);
+    bb(topology::topology_normalize_cpu_scale(&dmips[..n], &freq[..n]).is_ok());
+    bb(topology::topology_set_freq_scale(a, b, c, bb(false)));
+    bb(topology::mult_frac(a, b, c));
+    bb(topology::topology_update_hw_pressure(a, b, c));
+    bb(topology::cpufreq_update_pressure(a, b, bb(3u32)));
+}
+
+/// Every public function of `schedmath::uclamp`.
+fn exercise_uclamp() {
+    let buckets = bb(5u32);
+    let cfg = bb(UclampConfig {
+        buckets,
+        used: bb(true),
+        default: [
+            uclamp::uclamp_se_set(bb(0), false, buckets),
+            uclamp::uclamp_se_set(bb(1024), false, buckets),
+        ],
+    });
+    let mut p = bb(UclampTask {
+        uclamp_req: [
+            uclamp::uclamp_se_set(bb(200), true, buckets),
+            uclamp::uclamp_se_set(bb(800), true, buckets),
+        ],
+        uclamp_enabled: bb(true),
+        tg_uclamp: [bb(100), bb(900)],
+        ..Default::default()
+    });
+    let id = bb(UclampId::from_index(bb(1))).unwrap_or(UclampId::Min);
+    let mut rq = uclamp::init_uclamp_rq();
+    bb(uclamp::uclamp_none(id));
+    bb(uclamp::uclamp_bucket_delta(buckets));
+    bb(uclamp::uclamp_bucket_id(bb(512), buckets));
+    bb(uclamp::uclamp_tg_restrict(&p, id, buckets));
+    bb(uclamp::uclamp_eff_get(&p, id, &cfg));
+    bb(uclamp::uclamp_eff_value(&p, id, &cfg));
+    bb(uclamp::uclamp_rq_get(&rq, id));
+    uclamp::uclamp_rq_inc_id(&mut rq, &mut p, id, &cfg);
+    uclamp::uclamp_rq_dec_id(&mut rq, &mut p, id, buckets);
+    uclamp::uclamp_rq_inc(&mut rq, &mut p, bb(false), &cfg);
+    uclamp::uclamp_rq_reinc_id(&mut rq, &mut p, id, &cfg);
+    uclamp::uclamp_rq_dec(&mut rq, &mut p, &cfg);
+    bb(&rq);
+    bb(&p);
+}
+
+/// Every public function of `schedmath::overutilized`.
+fn exercise_overutilized() {
+    let profile = Profile::from_name(bb("ou-lone-task")).unwrap_or(Profile::MAINLINE);
+    let keys = bb(EasKeys {
+        sched_energy_enabled: bb(true),
+        uclamp_is_used: bb(true),
+    });
+    let cpu = bb(OverutilizedCpu {
+        capacity: cpu_capacity(),
+        cfs_util_avg: bb(800),
+        cfs_util_est: bb(900),
+        rq_uclamp_min: bb(0),
+        rq_uclamp_max: bb(1024),
+        nr_running: bb(1),
+    });
+    let mut rd = bb(RootDomain {
+        overutilized: bb(false),
+    });
+    bb(cpu.util_rq());
+    bb(overutilized::cpu_overutilized(&profile, keys, &cpu));
+    bb(overutilized::is_rd_overutilized(keys, &rd));
+    overutilized::set_rd_overutilized(keys, &mut rd, bb(true));
+    overutilized::check_update_overutilized_status(&profile, keys, &mut rd, &cpu);
+    overutilized::update_sd_lb_overutilized(keys, &mut rd, bb(false), bb(true));
+    bb(&rd);
+}
+
+/// Every public function of `schedmath::energy`.
+fn exercise_energy() {
+    let mut table = EmTable::new();
+    for (f, pw) in [
+        (408_000u64, 27_769u64),
+        (600_000, 40_837),
+        (816_000, 58_956),
+    ] {
+        let _ = table.push(EmPerfState {
+            frequency: bb(f),
+            power: bb(pw),
+            ..Default::default()
+        });
+    }
+    let mut table = bb(table);
+    energy::em_init_performance(&mut table, bb(381));
+    bb(energy::em_compute_costs(&mut table).is_ok());
+    bb(energy::em_create_perf_table(&mut table, bb(381)).is_ok());
+    let mut pd = bb(EmPerfDomain {
+        table,
+        flags: bb(energy::EM_PERF_DOMAIN_SKIP_INEFFICIENCIES),
+        min_perf_state: bb(0),
+        max_perf_state: bb(7),
+    });
+    bb(energy::em_pd_get_efficient_state(&pd, bb(200)));
+    bb(energy::em_cpu_energy(&pd, bb(200), bb(300), bb(381)));
+    bb(energy::em_update_performance_limits(&mut pd, bb(408_000), bb(816_000)).is_ok());
+    bb(&pd);
 }
 
 /// Every public PELT entry point (kernel/sched/pelt.c, sched-pelt.h and the drivers built
