@@ -49,13 +49,13 @@ enum Cmd {
     /// events are refused with the task and event named.
     ///
     /// Example: schedmath simulate --platform fixtures/platforms/m1pro-8c.toml
-    ///   --workload fixtures/workloads/busy-plus-4x5pct.toml --duration 2 --json
+    ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --duration 2 --json
     Simulate(SimulateArgs),
     /// Simulate one workload under two profiles and show them side by side with the
     /// change in %.
     ///
     /// Example: schedmath compare --platform fixtures/platforms/m1pro-8c.toml
-    ///   --workload fixtures/workloads/busy-plus-4x5pct.toml --base mainline
+    ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --base mainline
     ///   --patch ou-lone-task
     Compare(CompareArgs),
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.

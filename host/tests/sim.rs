@@ -46,7 +46,7 @@ fn cli(args: &[&str]) -> std::process::Output {
 }
 
 const M1: &str = "fixtures/platforms/m1pro-8c.toml";
-const MIX: &str = "fixtures/workloads/busy-plus-4x5pct.toml";
+const MIX: &str = "fixtures/scenarios/busy-plus-4x5pct.toml";
 
 #[test]
 fn same_command_twice_gives_identical_json() {
@@ -250,7 +250,7 @@ fn table_and_json_snapshots() {
         "--platform",
         "fixtures/platforms/rk3399.toml",
         "--workload",
-        "fixtures/workloads/two-periodic.toml",
+        "fixtures/scenarios/two-periodic.toml",
         "--duration",
         "1",
         "--json",
