@@ -310,7 +310,7 @@ fn workload_errors_name_file_line_and_key() {
     let e = simulate(&platform("m1pro-8c.toml"), &[t], &Profile::MAINLINE, &cfg).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "task `s`: cpu 8 does not exist (m1pro-8c has 8 CPUs)"
+        "task `s`: cpu 8 does not exist (the platform has 8 CPUs)"
     );
 }
 
@@ -334,4 +334,29 @@ fn teo_v6_10_stays_shallow_where_v6_12_sleeps_deep() {
     );
     assert_eq!(old.wakeup_latency_us.p50, 370.0);
     assert_eq!(new.wakeup_latency_us.p50, 900.0);
+}
+
+#[test]
+fn a_phase_changing_affinity_moves_the_task() {
+    use schedmath_host::sim::{PhaseAttrs, SimPhase, Step};
+    let phase = |cpu: usize| SimPhase {
+        attrs: PhaseAttrs {
+            cpus: Some(vec![cpu]),
+            ..PhaseAttrs::default()
+        },
+        loops: 10,
+        steps: vec![Step::Run(2_000_000), Step::Sleep(8_000_000)],
+    };
+    let mut t = SimTask::periodic("p", 0, 1, Some(1));
+    t.phases = vec![phase(0), phase(7)];
+    let m = run(&platform("m1pro-8c.toml"), &[t], "mainline", 1);
+    let r = &m.task_cpu_residency_s["p"];
+    // 10 loops of 2 ms of work on each CPU: slower on the E core at first.
+    assert!(r[0] >= 0.02 && r[7] >= 0.02, "{r:?}");
+    assert_eq!(r[1..7].iter().sum::<f64>(), 0.0, "{r:?}");
+    assert!(
+        (m.work_done_ms["p"] - 40.0).abs() < 0.01,
+        "{}",
+        m.work_done_ms["p"]
+    );
 }

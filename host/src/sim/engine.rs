@@ -65,7 +65,7 @@ use super::metrics::{Metrics, Recorder};
 use super::placement::{
     find_energy_efficient_cpu, find_idlest_cpu, select_idle_cpu, CpuView, PerfDomain, TaskView,
 };
-use super::program::{SchedPolicy, SimTask, Step};
+use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
 use super::rq::{
     base_slice_ns, pick_next, IdleStay, PickKey, Rq, SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO,
 };
@@ -115,10 +115,15 @@ enum StepOutcome {
 
 struct Task {
     spec: SimTask,
+    policy: SchedPolicy,
+    nice: i32,
+    uc_min: Option<u32>,
+    uc_max: Option<u32>,
     weight: u64,
     avg: SchedAvg,
     uclamp: UclampTask,
     allowed: Vec<usize>,
+    attrs_pending: bool,
     cpu: usize,
     state: TState,
     vruntime: u64,
@@ -138,8 +143,59 @@ struct Task {
 
 impl Task {
     fn is_fair(&self) -> bool {
-        self.spec.policy.rt_prio().is_none()
+        self.policy.rt_prio().is_none()
     }
+
+    /// Applies a phase's attributes (the task is off its runqueue) and recomputes the
+    /// weight and the uclamp requests (RT tasks default to uclamp_min 1024).
+    fn apply(&mut self, a: &PhaseAttrs, n: usize) {
+        if let Some(p) = a.policy {
+            self.policy = p;
+        }
+        if let Some(nice) = a.nice {
+            self.nice = nice;
+        }
+        if let Some(c) = &a.cpus {
+            // validated when the engine was built
+            self.allowed = allowed_cpus(Some(c), n).unwrap_or_else(|_| (0..n).collect());
+        }
+        self.uc_min = a.uclamp_min.or(self.uc_min);
+        self.uc_max = a.uclamp_max.or(self.uc_max);
+        self.weight = match self.policy {
+            SchedPolicy::Idle => WEIGHT_IDLEPRIO,
+            _ => SCHED_PRIO_TO_WEIGHT[(self.nice.clamp(-20, 19) + 20) as usize], // clamped
+        };
+        let rt_default = if self.is_fair() { 0 } else { 1024 };
+        self.uclamp.uclamp_req[UclampId::Min as usize] = uclamp_se_set(
+            self.uc_min.unwrap_or(rt_default),
+            self.uc_min.is_some(),
+            UCLAMP_BUCKETS,
+        );
+        self.uclamp.uclamp_req[UclampId::Max as usize] = uclamp_se_set(
+            self.uc_max.unwrap_or(1024),
+            self.uc_max.is_some(),
+            UCLAMP_BUCKETS,
+        );
+    }
+}
+
+/// The sorted, distinct allowed CPUs (`None`: all `n`).
+fn allowed_cpus(cpus: Option<&[usize]>, n: usize) -> Result<Vec<usize>, String> {
+    let Some(c) = cpus else {
+        return Ok((0..n).collect());
+    };
+    let mut c = c.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    if let Some(bad) = c.iter().find(|&&x| x >= n) {
+        return Err(format!(
+            "cpu {bad} does not exist (the platform has {n} CPUs)"
+        ));
+    }
+    if c.is_empty() {
+        return Err("empty cpus".into());
+    }
+    Ok(c)
 }
 
 /// The simulator state.
@@ -231,58 +287,33 @@ impl<'p> Engine<'p> {
                     s.name
                 )));
             }
-            let allowed: Vec<usize> = match &s.cpus {
-                None => (0..n).collect(),
-                Some(c) => {
-                    let mut c = c.clone();
-                    c.sort_unstable();
-                    c.dedup();
-                    if let Some(bad) = c.iter().find(|&&x| x >= n) {
-                        return Err(SimError::Config(format!(
-                            "task `{}`: cpu {bad} does not exist ({} has {n} CPUs)",
-                            s.name, platform.name
-                        )));
-                    }
-                    if c.is_empty() {
-                        return Err(SimError::Config(format!("task `{}`: empty cpus", s.name)));
-                    }
-                    c
+            let allowed = allowed_cpus(s.cpus.as_deref(), n)
+                .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
+            for ph in &s.phases {
+                if let Some(c) = &ph.attrs.cpus {
+                    allowed_cpus(Some(c), n)
+                        .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
                 }
-            };
-            let weight = match s.policy {
-                SchedPolicy::Idle => WEIGHT_IDLEPRIO,
-                _ => SCHED_PRIO_TO_WEIGHT[(s.nice.clamp(-20, 19) + 20) as usize], // clamped
-            };
-            let rt_default = if s.policy.rt_prio().is_some() {
-                1024
-            } else {
-                0
-            };
-            let mut uclamp = UclampTask {
-                uclamp_enabled: true,
-                tg_is_root_or_autogroup: true,
-                tg_uclamp: [0, 1024],
-                ..UclampTask::default()
-            };
-            uclamp.uclamp_req[UclampId::Min as usize] = uclamp_se_set(
-                s.uclamp_min.unwrap_or(rt_default),
-                s.uclamp_min.is_some(),
-                UCLAMP_BUCKETS,
-            );
-            uclamp.uclamp_req[UclampId::Max as usize] = uclamp_se_set(
-                s.uclamp_max.unwrap_or(1024),
-                s.uclamp_max.is_some(),
-                UCLAMP_BUCKETS,
-            );
-            tasks.push(Task {
+            }
+            let mut task = Task {
                 spec: s.clone(),
-                weight,
+                policy: s.policy,
+                nice: s.nice,
+                uc_min: s.uclamp_min,
+                uc_max: s.uclamp_max,
+                weight: 0,
                 avg: SchedAvg {
                     util_est: UtilEst::new(profile.util_est),
                     ..SchedAvg::default()
                 },
-                uclamp,
+                uclamp: UclampTask {
+                    uclamp_enabled: true,
+                    tg_is_root_or_autogroup: true,
+                    tg_uclamp: [0, 1024],
+                    ..UclampTask::default()
+                },
                 allowed,
+                attrs_pending: false,
                 cpu: 0,
                 state: TState::New,
                 vruntime: 0,
@@ -298,7 +329,10 @@ impl<'p> Engine<'p> {
                 timer_next: s.delay_ns,
                 wake_at: Some(s.delay_ns),
                 woke_at: None,
-            });
+            };
+            let first = s.phases[0].attrs.clone();
+            task.apply(&first, n);
+            tasks.push(task);
         }
         let names: Vec<String> = tasks.iter().map(|t| t.spec.name.clone()).collect();
         let mut rec = Recorder::new(platform, &names, cfg);
@@ -663,7 +697,7 @@ impl<'p> Engine<'p> {
             let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
             r.cfs_load_weight += scale_load(task.weight);
             r.nr_fair += 1;
-            if task.spec.policy == SchedPolicy::Idle {
+            if task.policy == SchedPolicy::Idle {
                 r.nr_idle_policy += 1;
             }
             task.vruntime = task
@@ -703,7 +737,7 @@ impl<'p> Engine<'p> {
             let (r, task) = (&mut self.rqs[c], &self.tasks[t]);
             r.cfs_load_weight -= scale_load(task.weight);
             r.nr_fair -= 1;
-            if task.spec.policy == SchedPolicy::Idle {
+            if task.policy == SchedPolicy::Idle {
                 r.nr_idle_policy -= 1;
             }
             if decayed {
@@ -756,7 +790,7 @@ impl<'p> Engine<'p> {
         loop {
             let tasks = &self.tasks;
             let pos = pick_next(&self.rqs[c].queue, |q| PickKey {
-                rt_prio: tasks[q].spec.policy.rt_prio(),
+                rt_prio: tasks[q].policy.rt_prio(),
                 vruntime: tasks[q].vruntime,
             });
             if let Some(pos) = pos {
@@ -996,12 +1030,17 @@ impl<'p> Engine<'p> {
         }
         task.phase_loops = 0;
         task.phase += 1;
-        if task.phase < task.spec.phases.len() {
-            return true;
+        if task.phase >= task.spec.phases.len() {
+            task.phase = 0;
+            task.loops_done += 1;
+            if task.spec.loops.is_some_and(|l| task.loops_done >= l) {
+                return false;
+            }
         }
-        task.phase = 0;
-        task.loops_done += 1;
-        task.spec.loops.is_none_or(|l| task.loops_done < l)
+        if task.spec.phases.len() > 1 {
+            task.attrs_pending |= !task.spec.phases[task.phase].attrs.is_empty();
+        }
+        true
     }
 
     fn sleep(&mut self, t: usize, until: u64) {
@@ -1025,6 +1064,7 @@ impl<'p> Engine<'p> {
                 return;
             }
         }
+        self.apply_pending(t);
         let c = self.select_cpu(t);
         let prev = self.tasks[t].cpu;
         if self.tasks[t].state != TState::New && c != prev && self.tasks[t].is_fair() {
@@ -1037,6 +1077,18 @@ impl<'p> Engine<'p> {
         self.check_preempt(c, t);
     }
 
+    /// Applies the current phase's attributes if a phase start left them pending (the
+    /// task is off its runqueue).
+    fn apply_pending(&mut self, t: usize) {
+        if !std::mem::take(&mut self.tasks[t].attrs_pending) {
+            return;
+        }
+        let n = self.rqs.len();
+        let task = &mut self.tasks[t];
+        let attrs = task.spec.phases[task.phase].attrs.clone();
+        task.apply(&attrs, n);
+    }
+
     /// `wakeup_preempt()`.
     fn check_preempt(&mut self, c: usize, t: usize) {
         let Some(cur) = self.rqs[c].curr else {
@@ -1044,12 +1096,12 @@ impl<'p> Engine<'p> {
         };
         self.update_curr(c);
         let (w, k) = (&self.tasks[t], &self.tasks[cur]);
-        let preempt = match (w.spec.policy.rt_prio(), k.spec.policy.rt_prio()) {
+        let preempt = match (w.policy.rt_prio(), k.policy.rt_prio()) {
             (Some(a), Some(b)) => a > b,
             (Some(_), None) => true,
             (None, Some(_)) => false,
             (None, None) => {
-                (k.spec.policy == SchedPolicy::Idle && w.spec.policy != SchedPolicy::Idle)
+                (k.policy == SchedPolicy::Idle && w.policy != SchedPolicy::Idle)
                     || w.vruntime.saturating_add(self.slice) < k.vruntime
             }
         };
@@ -1072,6 +1124,23 @@ impl<'p> Engine<'p> {
             StepOutcome::Finished
         };
         match outcome {
+            StepOutcome::Run if self.tasks[t].attrs_pending => {
+                // sched_setattr()/sched_setaffinity() on the running task: off the rq,
+                // change, and back through wake-up placement.
+                self.dequeue(c, t, false);
+                if self.tasks[t].is_fair() {
+                    let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+                    detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
+                    task.avg.last_update_time = 0;
+                }
+                self.apply_pending(t);
+                let dst = self.select_cpu(t);
+                self.enqueue(dst, t);
+                self.schedule(c);
+                if dst != c {
+                    self.check_preempt(dst, t);
+                }
+            }
             StepOutcome::Run => self.arm_done(c),
             StepOutcome::Sleep(until) => {
                 self.dequeue(c, t, true);
@@ -1123,7 +1192,7 @@ impl<'p> Engine<'p> {
             if self.rqs[c]
                 .queue
                 .iter()
-                .any(|&q| self.tasks[q].spec.policy.rt_prio() > self.tasks[t].spec.policy.rt_prio())
+                .any(|&q| self.tasks[q].policy.rt_prio() > self.tasks[t].policy.rt_prio())
             {
                 self.schedule(c);
             }

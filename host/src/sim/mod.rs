@@ -22,7 +22,7 @@ pub mod rq;
 
 pub use engine::{simulate, SimConfig};
 pub use metrics::{render_compare, Metrics};
-pub use program::{tasks_from_workload, SchedPolicy, SimPhase, SimTask, Step};
+pub use program::{tasks_from_workload, PhaseAttrs, SchedPolicy, SimPhase, SimTask, Step};
 
 use crate::governor::GovernorError;
 use crate::platform::PlatformError;

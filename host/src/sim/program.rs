@@ -6,12 +6,13 @@
 //! Simulated events: `run` (capacity- and frequency-invariant work), `runtime` (wall
 //! time), `sleep`, `timer` (relative or absolute). Refused, naming task and event key,
 //! because the engine has no model for them yet: `iorun`, `mem`, `yield`,
-//! suspend/resume, locks, condition variables and barriers; so are attribute changes in
-//! a later phase (policy, affinity, clamps, group). Task groups are flattened (every task
-//! in the root cfs_rq); a timer shared by several threads is simulated per thread.
+//! suspend/resume, locks, condition variables and barriers. A phase's policy, affinity
+//! and clamps are applied each time it starts; task groups are flattened (every task in
+//! the root cfs_rq, group moves have no effect); a timer shared by several threads is
+//! simulated per thread.
 
 use super::SimError;
-use crate::workload::{Event, Loops, Policy, TimerMode, Workload};
+use crate::workload::{Event, Loops, Policy, Sched, TimerMode, Workload};
 
 /// Scheduling class and policy of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,9 +59,34 @@ pub enum Step {
     },
 }
 
+/// Attributes a phase sets when it starts (`None`: unchanged), as `sched_setattr()` and
+/// `sched_setaffinity()` calls of rt-app.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PhaseAttrs {
+    /// New policy (and, for RT, priority).
+    pub policy: Option<SchedPolicy>,
+    /// New nice (fair policies).
+    pub nice: Option<i32>,
+    /// New affinity.
+    pub cpus: Option<Vec<usize>>,
+    /// New uclamp min.
+    pub uclamp_min: Option<u32>,
+    /// New uclamp max.
+    pub uclamp_max: Option<u32>,
+}
+
+impl PhaseAttrs {
+    /// Nothing changes.
+    pub fn is_empty(&self) -> bool {
+        *self == PhaseAttrs::default()
+    }
+}
+
 /// One phase: its steps repeated `loops` times.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimPhase {
+    /// Set when the phase starts.
+    pub attrs: PhaseAttrs,
     /// Repetitions (≥ 1).
     pub loops: u64,
     /// The steps (at least one).
@@ -104,6 +130,7 @@ impl SimTask {
             delay_ns: 0,
             loops,
             phases: vec![SimPhase {
+                attrs: PhaseAttrs::default(),
                 loops: 1,
                 steps: vec![
                     Step::Run(period_ns * u64::from(duty_pct) / 100),
@@ -124,6 +151,16 @@ fn loops(l: Loops) -> Option<u64> {
     }
 }
 
+fn policy_of(sched: Sched) -> SchedPolicy {
+    let rt_prio = sched.priority.clamp(1, 99) as u32; // validated 1..=99 for rt
+    match sched.policy {
+        Policy::Other => SchedPolicy::Normal,
+        Policy::Idle => SchedPolicy::Idle,
+        Policy::Fifo => SchedPolicy::Fifo(rt_prio),
+        Policy::Rr => SchedPolicy::Rr(rt_prio),
+    }
+}
+
 /// The simulator's tasks for every thread of `w` (instances in order).
 pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
     let mut out = Vec::new();
@@ -135,18 +172,7 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
             ))
         };
         let mut phases = Vec::with_capacity(t.phases.len());
-        for (i, ph) in t.phases.iter().enumerate() {
-            let changes = ph.sched.is_some()
-                || ph.cpus.is_some()
-                || ph.uclamp.min.is_some()
-                || ph.uclamp.max.is_some()
-                || ph.group.is_some();
-            if changes && i > 0 {
-                return Err(refuse(format!(
-                    "phase `{}` changing policy/affinity/clamps/group",
-                    ph.name.as_deref().unwrap_or("?")
-                )));
-            }
+        for ph in &t.phases {
             let mut steps = Vec::with_capacity(ph.events.len());
             for e in &ph.events {
                 steps.push(match &e.event {
@@ -163,19 +189,20 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                 });
             }
             phases.push(SimPhase {
+                attrs: PhaseAttrs {
+                    policy: ph.sched.map(policy_of),
+                    nice: ph.sched.filter(|s| s.policy.is_fair()).map(|s| s.priority),
+                    cpus: ph.cpus.as_ref().map(|a| a.cpus.clone()),
+                    uclamp_min: ph.uclamp.min,
+                    uclamp_max: ph.uclamp.max,
+                },
                 loops: loops(ph.loops).unwrap_or(u64::MAX),
                 steps,
             });
         }
         let first = t.phases.first();
         let sched = first.and_then(|p| p.sched).unwrap_or(t.sched);
-        let rt_prio = sched.priority.clamp(1, 99) as u32; // validated 1..=99 for rt
-        let policy = match sched.policy {
-            Policy::Other => SchedPolicy::Normal,
-            Policy::Idle => SchedPolicy::Idle,
-            Policy::Fifo => SchedPolicy::Fifo(rt_prio),
-            Policy::Rr => SchedPolicy::Rr(rt_prio),
-        };
+        let policy = policy_of(sched);
         let cpus = first
             .and_then(|p| p.cpus.as_ref())
             .or(t.cpus.as_ref())
