@@ -211,56 +211,50 @@ fn deep_idle_states_are_used_with_long_sleeps() {
     assert!(m.idle_usage[&0][2] >= 39, "{:?}", m.idle_usage[&0]);
 }
 
+/// `schedmath CMD --platform P --workload W --duration 1 EXTRA...`, which must succeed;
+/// its stdout.
+fn sim_cli(cmd: &str, platform: &str, workload: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        cmd,
+        "--platform",
+        platform,
+        "--workload",
+        workload,
+        "--duration",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    let out = cli(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn table_and_json_snapshots() {
-    let m1 = cli(&[
-        "simulate",
-        "--platform",
-        M1,
-        "--workload",
-        MIX,
-        "--duration",
-        "1",
-    ]);
-    assert!(m1.status.success());
     insta::assert_snapshot!(
         "simulate_m1pro_mix_table",
-        String::from_utf8_lossy(&m1.stdout)
+        sim_cli("simulate", M1, MIX, &[])
     );
-    let cmp = cli(&[
-        "compare",
-        "--platform",
-        M1,
-        "--workload",
-        MIX,
-        "--duration",
-        "1",
-        "--base",
-        "mainline",
-        "--patch",
-        "ou-lone-task",
-    ]);
-    assert!(cmp.status.success());
     insta::assert_snapshot!(
         "compare_m1pro_mix_table",
-        String::from_utf8_lossy(&cmp.stdout)
+        sim_cli(
+            "compare",
+            M1,
+            MIX,
+            &["--base", "mainline", "--patch", "ou-lone-task"]
+        )
     );
-    let rk = cli(&[
+    let rk = sim_cli(
         "simulate",
-        "--platform",
         "fixtures/platforms/rk3399.toml",
-        "--workload",
         "fixtures/scenarios/two-periodic.toml",
-        "--duration",
-        "1",
-        "--json",
-    ]);
-    assert!(
-        rk.status.success(),
-        "{}",
-        String::from_utf8_lossy(&rk.stderr)
+        &["--json"],
     );
-    let v: serde_json::Value = serde_json::from_slice(&rk.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&rk).unwrap();
     insta::assert_snapshot!(
         "simulate_rk3399_two_periodic_json",
         serde_json::to_string_pretty(&v).unwrap()
