@@ -10,7 +10,9 @@
 //!   attach after a migration / `post_init_entity_util_avg` at fork) →
 //!   `__update_load_avg_cfs_rq` → schedutil when the cfs_rq decayed or attached →
 //!   overutilized check;
-//! * dequeue: util_est_dequeue → util_est_update (sleep) → se/cfs_rq PELT → uclamp_rq_dec;
+//! * dequeue: util_est_dequeue → util_est_update (sleep) → se/cfs_rq PELT → uclamp_rq_dec
+//!   (the v6.13+ `dequeue_task_fair()` order: the estimate sees util_avg before the final
+//!   PELT update);
 //! * put_prev / set_next: se and cfs_rq PELT (running then not), rt PELT;
 //! * idle entry: `update_idle_rq_clock_pelt`, cpuidle select with the real sleep length
 //!   (next timer of the tasks sleeping on that CPU) and the tick; exit on wake-up or on the
@@ -20,7 +22,8 @@
 //!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
 //!   idle balance).
 //!
-//! Simplifications: no irq/steal time, no DL class, no thermal pressure; the
+//! Simplifications: no irq/steal time, no DL class, no thermal pressure, no EEVDF
+//! delayed dequeue, no iowait boost (rt-app `iorun` is refused); the
 //! load-balance pass runs every tick; newly idle CPUs pull the least urgent waiting task
 //! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
 //! at once instead of through `removed`; the seed draws nothing (the model has no random
