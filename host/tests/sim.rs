@@ -354,3 +354,76 @@ fn a_phase_changing_affinity_moves_the_task() {
         m.work_done_ms["p"]
     );
 }
+
+/// One CPU, its own cpufreq policy (the single-CPU schedutil path), 5 OPPs, no EM.
+const ONE_CPU: &str = r#"
+name = "one-cpu"
+[[idle_state]]
+name = "WFI"
+exit_latency_us = 1
+target_residency_us = 1
+[[domain]]
+name = "cpu0"
+cpus = [0]
+capacity_dmips_mhz = 1024
+idle_states = ["WFI"]
+opp = [ { khz = 400000 }, { khz = 800000 }, { khz = 1200000 }, { khz = 1600000 }, { khz = 2000000 } ]
+"#;
+
+#[test]
+fn busy_filter_profile_decides_whether_uclamp_max_caps_the_frequency() {
+    // VARIANTS.md §2: an always-busy task on a one-CPU policy gets uclamp_max 400 after
+    // 1 s (`uclampset -M 400` on a running hog: a second phase).
+    use schedmath_host::sim::{PhaseAttrs, SimPhase};
+    let p = Platform::from_toml_str(ONE_CPU, "one-cpu.toml").unwrap();
+    let mut t = busy("hog", None);
+    let body = t.phases[0].steps.clone();
+    t.loops = Some(1);
+    t.phases = vec![
+        SimPhase {
+            attrs: PhaseAttrs::default(),
+            loops: 62,
+            steps: body.clone(),
+        },
+        SimPhase {
+            attrs: PhaseAttrs {
+                uclamp_max: Some(400),
+                ..PhaseAttrs::default()
+            },
+            loops: u64::MAX,
+            steps: body,
+        },
+    ];
+    t.uclamp_max = Some(1024); // uclamp in use from the start, as after a uclampset
+    let at = |m: &Metrics, khz: u32| m.freq_residency_s["cpu0"].get(&khz).copied().unwrap_or(0.0);
+    let fixed = run(&p, std::slice::from_ref(&t), "mainline", 3);
+    let old = run(&p, &[t], "sugov-busy-without-uclamp", 3);
+    // First second: both reach the top OPP.
+    assert!(at(&fixed, 2_000_000) > 0.9, "{:?}", fixed.freq_residency_s);
+    // Mainline: then the capped request (headroom first, then the cap, in
+    // sugov_effective_cpu_perf): 400 / 1024 × 2 GHz = 781 MHz → the 800 MHz OPP.
+    assert!(at(&fixed, 800_000) > 1.9, "{:?}", fixed.freq_residency_s);
+    // Before the fix the busy filter keeps the top OPP: the CPU never idles.
+    assert!(at(&old, 2_000_000) > 2.9, "{:?}", old.freq_residency_s);
+    assert_eq!(at(&old, 800_000), 0.0, "{:?}", old.freq_residency_s);
+}
+
+#[test]
+fn shorter_pelt_halflife_ramps_a_new_busy_task_faster() {
+    let p = Platform::from_toml_str(ONE_CPU, "one-cpu.toml").unwrap();
+    let t = [busy("hog", None)];
+    let cfg = SimConfig {
+        duration_ns: 40_000_000,
+        hz: 250,
+        seed: 0,
+    };
+    let util = |name: &str| {
+        let m = simulate(&p, &t, &Profile::from_name(name).unwrap(), &cfg).unwrap();
+        m.task_util_avg_end["hog"]
+    };
+    let (hl32, hl8, mult4) = (util("mainline"), util("pelt-hl8"), util("pelt-mult4"));
+    // 40 ms after fork (starting at 512): 32 ms halflife is still far from 1024, 8 ms
+    // and the 4× clock are close to it.
+    assert!(hl32 < 900, "{hl32}");
+    assert!(hl8 > 990 && mult4 > 990, "{hl8} {mult4}");
+}
