@@ -20,6 +20,7 @@ extern crate std;
 use serde::{de::DeserializeOwned, Serialize};
 
 pub mod capacity;
+pub mod cpuidle;
 #[cfg(feature = "json")]
 mod json_support;
 pub mod pelt;

@@ -242,5 +242,7 @@ registry! {
         ("schedutil", "iowait_sequence", SuIowait: crate::schedutil::governor::IowaitSequence),
         ("schedutil", "sugov_update_single_freq_sequence", SuSingleFreq: crate::schedutil::governor::SingleFreqSequence),
         ("schedutil", "sugov_update_shared_sequence", SuSharedFreq: crate::schedutil::governor::SharedFreqSequence),
+        ("cpuidle", "teo_sequence", CpuidleTeo: crate::cpuidle::TeoSequence),
+        ("cpuidle", "menu_sequence", CpuidleMenu: crate::cpuidle::MenuSequence),
     ],
 }

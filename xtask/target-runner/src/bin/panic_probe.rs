@@ -16,11 +16,15 @@ use cortex_m_rt::entry;
 use schedmath::capacity::topology;
 use schedmath::capacity::{CfsRqUtil, CpuCapacity, CpuUtilRq, RqPressureUtil, TaskUtil};
 use schedmath::cpufreq::{self, CpufreqFrequencyTable, CpufreqPolicy, FreqTable, FreqTableSorted};
+use schedmath::cpuidle::{
+    self, menu, teo, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit, ReflectEnv,
+    SelectEnv,
+};
 use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable};
 use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
 use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
 use schedmath::pelt::{self, bench_support, response, PeltTables, SchedAvg, SchedEntityPelt};
-use schedmath::profile::{Halflife, UtilEstVersion};
+use schedmath::profile::{Halflife, IdleGovernor, UtilEstVersion};
 use schedmath::schedutil::{SugovCpu, SugovEnv, SugovPolicy, SugovRq};
 use schedmath::uclamp::{UclampConfig, UclampId, UclampTask};
 use schedmath::util_est::{self, UtilEst, UtilEstCpu};
@@ -62,6 +66,7 @@ fn exercise() {
     exercise_pelt();
     exercise_clock();
     exercise_util_est();
+    exercise_cpuidle();
     exercise_cpufreq();
     exercise_schedutil();
 }
@@ -444,6 +449,128 @@ fn exercise_util_est() {
     bb(util_est::within_margin(bb(-7), bb(10)));
     util_est::util_est_update(&mut p, bb(true), &cpu);
     bb((p, cfs_rq));
+}
+
+/// Every public cpuidle entry point (drivers/cpuidle/cpuidle.c statistics, teo.c in each
+/// version, menu.c), with a table, device and governor data the optimizer cannot see:
+/// out-of-range indices (`last_state_idx` 7 on a 3-state table, `recent_idx` 77, bucket 9,
+/// `interval_ptr` -3), negative times and a zero tick.
+fn exercise_cpuidle() {
+    let st = |i: i64| CpuidleState {
+        exit_latency_ns: bb(i),
+        target_residency_ns: bb(i * 2),
+        flags: bb(1),
+    };
+    let table = [st(1), st(2), st(3), st(4)];
+    let drv = CpuidleDriver::new(bb(table.get(..bb(3)).unwrap_or(&[]))).unwrap_or_default();
+    bb(drv.state_count());
+    bb(drv.state(bb(11)));
+    bb(drv.target_residency_ns(bb(12)));
+    bb(drv.exit_latency_ns(bb(13)));
+    bb(drv.is_polling(bb(14)));
+    let mut dev = bb(CpuidleDevice::default());
+    dev.last_state_idx = bb(7);
+    bb(dev.is_disabled(bb(15)));
+    let env = SelectEnv {
+        tick_nsec: bb(4),
+        latency_req_ns: bb(5),
+        tick_stopped: bb(true),
+        sleep_length_ns: bb(-1),
+        delta_tick_ns: bb(3),
+        now_ns: bb(9),
+        cpu_util: bb(2),
+    };
+    let exit = IdleExit {
+        last_residency_ns: bb(-5),
+        poll_time_limit: bb(true),
+        got_tick: bb(true),
+        reflect_now_ns: bb(3),
+    };
+    let reflect = ReflectEnv {
+        tick_nsec: bb(0),
+        got_tick: bb(true),
+        now_ns: bb(1),
+    };
+    for g in [
+        IdleGovernor::TeoV6_6,
+        IdleGovernor::TeoV6_10,
+        IdleGovernor::TeoV6_12,
+        IdleGovernor::TeoMainline,
+        IdleGovernor::Menu,
+    ] {
+        let mut gov = bb(Governor::enable(bb(g), bb(1024)));
+        if let Governor::Teo { cpu, .. } = &mut gov {
+            cpu.next_recent_idx = bb(40);
+            cpu.recent_idx[0] = bb(77);
+        }
+        if let Governor::Menu(d) = &mut gov {
+            d.bucket = bb(9);
+            d.interval_ptr = bb(-3);
+            d.intervals = bb([1, 2, 3, 4, 5, 6, 7, 8]);
+        }
+        bb(cpuidle::cpuidle_idle_call(
+            &drv,
+            &mut dev,
+            &mut gov,
+            &env,
+            bb(Some(&exit)),
+        ));
+        bb(cpuidle::cpuidle_idle_call(
+            &drv,
+            &mut dev,
+            &mut gov,
+            &env,
+            bb(None),
+        ));
+        bb(gov.select(&drv, &mut dev, &env));
+        gov.reflect(&mut dev, bb(12), &reflect);
+        bb(cpuidle::cpuidle_enter_and_reflect(
+            &drv,
+            &mut dev,
+            &mut gov,
+            bb(16),
+            bb(0),
+            &exit,
+        ));
+        bb(gov.kind());
+        bb(&gov);
+    }
+    bb(cpuidle::cpuidle_enter_state(
+        &drv,
+        &mut dev,
+        bb(17),
+        bb(i64::MIN),
+        bb(true),
+    ));
+    cpuidle::call_cpuidle_aborted(&mut dev);
+    bb(cpuidle::unsigned(bb(-1)));
+
+    let v = bb(IdleGovernor::TeoV6_10);
+    let mut cpu = bb(teo::teo_enable_device(v, bb(u64::MAX)));
+    cpu.next_recent_idx = bb(-2);
+    teo::teo_update(&drv, &dev, &mut cpu, v, bb(i64::MIN));
+    bb(teo::teo_state_ok(&drv, bb(18), &env));
+    bb(teo::teo_find_shallower_state(
+        &drv,
+        &dev,
+        bb(9),
+        bb(3),
+        bb(true),
+    ));
+    bb(teo::teo_select(&drv, &mut dev, &mut cpu, v, &env));
+    teo::teo_reflect(&mut dev, &mut cpu, v, bb(19), &reflect);
+    bb(cpu);
+
+    let mut data = bb(menu::menu_enable_device());
+    data.interval_ptr = bb(i32::MAX);
+    menu::menu_update_intervals(&mut data, bb(u32::MAX));
+    bb(menu::get_typical_interval(&data));
+    bb(menu::menu_select(&drv, &dev, &mut data, &env));
+    menu::menu_reflect(&mut dev, &mut data, bb(20), &reflect);
+    menu::menu_update(&drv, &dev, &mut data, bb(i64::MIN));
+    bb(menu::ktime_to_us(bb(i64::MIN)));
+    bb(menu::which_bucket(bb(5)));
+    bb((data, dev));
 }
 
 #[cfg(feature = "inject-panic")]
