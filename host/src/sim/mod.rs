@@ -6,7 +6,8 @@
 //! * [`rq`]: per-CPU runqueue state and the class/pick model;
 //! * [`placement`]: wake-up CPU selection (EAS / idle-capacity search);
 //! * [`governors`]: schedutil per frequency domain, cpuidle per CPU;
-//! * [`engine`]: the event loop and the kernel points it calls;
+//! * [`task`]: a task's kernel-side state and its program walk;
+//! * [`engine`]: the event loop and the kernel points it calls (`sched`, `wakeup`, `tick`);
 //! * [`metrics`]: what is measured and its tables.
 //!
 //! Same inputs → same output, bit for bit: integer time, a heap ordered by (time,
@@ -19,6 +20,7 @@ pub mod metrics;
 pub mod placement;
 pub mod program;
 pub mod rq;
+pub mod task;
 
 pub use engine::{simulate, SimConfig};
 pub use metrics::{render_compare, Metrics};

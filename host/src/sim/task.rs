@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! A simulated task: its kernel-side state (weight, PELT signal, uclamp, affinity,
+//! vruntime) and where it is in its program, with the program walk (steps, phase and
+//! task loops, timers, phase attributes).
+
+use schedmath::pelt::SchedAvg;
+use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
+
+use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
+use super::rq::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
+
+/// `CONFIG_UCLAMP_BUCKETS_COUNT` default.
+pub const UCLAMP_BUCKETS: u32 = 5;
+
+/// Where a task is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TState {
+    /// Not started yet (first activation pending).
+    New,
+    /// Blocked until `wake_at`.
+    Sleeping,
+    /// Queued or running.
+    Runnable,
+    /// Its program ended.
+    Finished,
+}
+
+/// What the program wants next.
+pub enum StepOutcome {
+    /// Work to do (`remaining` set).
+    Run,
+    /// Sleep until this time.
+    Sleep(u64),
+    /// The program ended.
+    Finished,
+}
+
+/// One task (fields named after what the kernel keeps; `spec` is the program).
+pub struct Task {
+    pub spec: SimTask,
+    pub policy: SchedPolicy,
+    pub nice: i32,
+    pub uc_min: Option<u32>,
+    pub uc_max: Option<u32>,
+    pub weight: u64,
+    pub avg: SchedAvg,
+    pub uclamp: UclampTask,
+    pub allowed: Vec<usize>,
+    pub attrs_pending: bool,
+    pub cpu: usize,
+    pub state: TState,
+    pub vruntime: u64,
+    pub exec_start: u64,
+    pub slice_start: u64,
+    pub phase: usize,
+    pub phase_loops: u64,
+    pub step: usize,
+    pub loops_done: u64,
+    pub remaining: u64,
+    pub wall_step: bool,
+    pub finish_after_sleep: bool,
+    pub timer_next: u64,
+    pub wake_at: Option<u64>,
+    pub woke_at: Option<u64>,
+}
+
+impl Task {
+    pub fn is_fair(&self) -> bool {
+        self.policy.rt_prio().is_none()
+    }
+
+    /// Applies a phase's attributes (the task is off its runqueue) and recomputes the
+    /// weight and the uclamp requests (RT tasks default to uclamp_min 1024).
+    pub fn apply(&mut self, a: &PhaseAttrs, n: usize) {
+        if let Some(p) = a.policy {
+            self.policy = p;
+        }
+        if let Some(nice) = a.nice {
+            self.nice = nice;
+        }
+        if let Some(c) = &a.cpus {
+            // validated when the engine was built
+            self.allowed = allowed_cpus(Some(c), n).unwrap_or_else(|_| (0..n).collect());
+        }
+        self.uc_min = a.uclamp_min.or(self.uc_min);
+        self.uc_max = a.uclamp_max.or(self.uc_max);
+        self.weight = match self.policy {
+            SchedPolicy::Idle => WEIGHT_IDLEPRIO,
+            _ => SCHED_PRIO_TO_WEIGHT[(self.nice.clamp(-20, 19) + 20) as usize], // clamped
+        };
+        let rt_default = if self.is_fair() { 0 } else { 1024 };
+        self.uclamp.uclamp_req[UclampId::Min as usize] = uclamp_se_set(
+            self.uc_min.unwrap_or(rt_default),
+            self.uc_min.is_some(),
+            UCLAMP_BUCKETS,
+        );
+        self.uclamp.uclamp_req[UclampId::Max as usize] = uclamp_se_set(
+            self.uc_max.unwrap_or(1024),
+            self.uc_max.is_some(),
+            UCLAMP_BUCKETS,
+        );
+    }
+
+    /// Moves to the next step (phase loops, then phases, then task loops); false when the
+    /// program ends. Entering a phase with attributes marks them pending.
+    pub fn next_step(&mut self) -> bool {
+        self.step += 1;
+        let phase = &self.spec.phases[self.phase];
+        if self.step < phase.steps.len() {
+            return true;
+        }
+        self.step = 0;
+        self.phase_loops += 1;
+        if self.phase_loops < phase.loops {
+            return true;
+        }
+        self.phase_loops = 0;
+        self.phase += 1;
+        if self.phase >= self.spec.phases.len() {
+            self.phase = 0;
+            self.loops_done += 1;
+            if self.spec.loops.is_some_and(|l| self.loops_done >= l) {
+                return false;
+            }
+        }
+        if self.spec.phases.len() > 1 {
+            self.attrs_pending |= !self.spec.phases[self.phase].attrs.is_empty();
+        }
+        true
+    }
+
+    /// Walks the program at `now` from the current step until the task must run, sleep
+    /// or end; returns that and the number of timer expiries found already passed
+    /// (deadline misses).
+    pub fn walk(&mut self, now: u64) -> (StepOutcome, u64) {
+        let len: usize = self.spec.phases.iter().map(|p| p.steps.len()).sum();
+        let mut misses = 0;
+        for _ in 0..(2 * len + 2) {
+            let step = self.spec.phases[self.phase].steps[self.step];
+            let mut sleep_until = None;
+            match step {
+                Step::Run(w) | Step::Runtime(w) if w > 0 => {
+                    self.remaining = w;
+                    self.wall_step = matches!(step, Step::Runtime(_));
+                    return (StepOutcome::Run, misses);
+                }
+                Step::Sleep(ns) if ns > 0 => sleep_until = Some(now.saturating_add(ns)),
+                Step::Timer {
+                    period_ns,
+                    absolute,
+                } => {
+                    let next = self.timer_next.saturating_add(period_ns);
+                    if next >= now {
+                        self.timer_next = next;
+                        sleep_until = (next > now).then_some(next);
+                    } else {
+                        misses += 1;
+                        self.timer_next = if absolute { next } else { now };
+                    }
+                }
+                _ => {}
+            }
+            let more = self.next_step();
+            if let Some(until) = sleep_until {
+                self.finish_after_sleep = !more;
+                return (StepOutcome::Sleep(until), misses);
+            }
+            if !more {
+                return (StepOutcome::Finished, misses);
+            }
+        }
+        // Two whole passes took no time: the program cannot advance the clock.
+        (StepOutcome::Finished, misses)
+    }
+}
+
+/// The sorted, distinct allowed CPUs (`None`: all `n`).
+pub fn allowed_cpus(cpus: Option<&[usize]>, n: usize) -> Result<Vec<usize>, String> {
+    let Some(c) = cpus else {
+        return Ok((0..n).collect());
+    };
+    let mut c = c.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    if let Some(bad) = c.iter().find(|&&x| x >= n) {
+        return Err(format!(
+            "cpu {bad} does not exist (the platform has {n} CPUs)"
+        ));
+    }
+    if c.is_empty() {
+        return Err("empty cpus".into());
+    }
+    Ok(c)
+}
