@@ -37,30 +37,55 @@ pub enum StepOutcome {
 
 /// One task (fields named after what the kernel keeps; `spec` is the program).
 pub struct Task {
+    /// The program and start attributes.
     pub spec: SimTask,
+    /// Current policy.
     pub policy: SchedPolicy,
+    /// Current nice.
     pub nice: i32,
+    /// Requested uclamp min (`None`: not set).
     pub uc_min: Option<u32>,
+    /// Requested uclamp max.
     pub uc_max: Option<u32>,
+    /// `se.load.weight` unscaled (`sched_prio_to_weight[]`, 3 for SCHED_IDLE).
     pub weight: u64,
+    /// `p->se.avg`.
     pub avg: SchedAvg,
+    /// `p->uclamp_req[]` / `p->uclamp[]`.
     pub uclamp: UclampTask,
+    /// `p->cpus_mask`, sorted.
     pub allowed: Vec<usize>,
+    /// A phase started with attributes not applied yet.
     pub attrs_pending: bool,
+    /// `task_cpu(p)`.
     pub cpu: usize,
+    /// Life state.
     pub state: TState,
+    /// Fair-class virtual runtime (ns, weighted).
     pub vruntime: u64,
+    /// `se.exec_start`: last vruntime update.
     pub exec_start: u64,
+    /// When it was last picked (slice preemption).
     pub slice_start: u64,
+    /// Current phase.
     pub phase: usize,
+    /// Loops of the current phase done.
     pub phase_loops: u64,
+    /// Current step in the phase.
     pub step: usize,
+    /// Whole-program loops done.
     pub loops_done: u64,
+    /// Work (ns at 1024 and f_ref) or wall ns left in the current step.
     pub remaining: u64,
+    /// The current step is `runtime` (wall time), not `run`.
     pub wall_step: bool,
+    /// The program ends when the current sleep ends.
     pub finish_after_sleep: bool,
+    /// Last timer expiry (ns).
     pub timer_next: u64,
+    /// Pending activation time while sleeping (or before the first start).
     pub wake_at: Option<u64>,
+    /// Activation time awaiting the first run (wake-up latency).
     pub woke_at: Option<u64>,
 }
 
