@@ -217,3 +217,126 @@ pub fn allowed_cpus(cpus: Option<&[usize]>, n: usize) -> Result<Vec<usize>, Stri
     }
     Ok(c)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::program::SimPhase;
+
+    fn task(phases: Vec<SimPhase>, loops: Option<u64>) -> Task {
+        let mut spec = SimTask::periodic("t", 0, 1, loops);
+        spec.phases = phases;
+        Task {
+            spec,
+            policy: SchedPolicy::Normal,
+            nice: 0,
+            uc_min: None,
+            uc_max: None,
+            weight: 1024,
+            avg: SchedAvg::default(),
+            uclamp: UclampTask::default(),
+            allowed: vec![0],
+            attrs_pending: false,
+            cpu: 0,
+            state: TState::New,
+            vruntime: 0,
+            exec_start: 0,
+            slice_start: 0,
+            phase: 0,
+            phase_loops: 0,
+            step: 0,
+            loops_done: 0,
+            remaining: 0,
+            wall_step: false,
+            finish_after_sleep: false,
+            timer_next: 0,
+            wake_at: None,
+            woke_at: None,
+        }
+    }
+
+    fn timer(absolute: bool) -> SimPhase {
+        SimPhase {
+            attrs: PhaseAttrs::default(),
+            loops: 1,
+            steps: vec![
+                Step::Run(5),
+                Step::Timer {
+                    period_ns: 10,
+                    absolute,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn late_relative_timer_rebases_absolute_keeps_its_grid() {
+        for absolute in [false, true] {
+            let mut t = task(vec![timer(absolute)], None);
+            assert!(matches!(t.walk(0), (StepOutcome::Run, 0)));
+            // The run ended at 25, after the expiry at 10: one miss, no sleep.
+            assert!(t.next_step());
+            assert!(matches!(t.walk(25), (StepOutcome::Run, 1)));
+            assert_eq!(t.timer_next, if absolute { 10 } else { 25 });
+            // The next run ends at 26. Relative: expiry 35, sleep. Absolute: expiry 20
+            // has passed too, another miss and no sleep (misses cascade on the grid).
+            assert!(t.next_step());
+            let got = t.walk(26);
+            if absolute {
+                assert!(matches!(got, (StepOutcome::Run, 1)));
+                assert_eq!(t.timer_next, 20);
+            } else {
+                assert!(matches!(got, (StepOutcome::Sleep(35), 0)));
+            }
+        }
+    }
+
+    #[test]
+    fn timer_exactly_on_time_is_no_miss_and_no_sleep() {
+        let mut t = task(vec![timer(false)], None);
+        t.walk(0);
+        assert!(t.next_step());
+        assert!(matches!(t.walk(10), (StepOutcome::Run, 0)));
+        assert_eq!(t.timer_next, 10);
+    }
+
+    #[test]
+    fn phases_loop_then_the_task_loops_then_ends() {
+        let p = |loops, cpu| SimPhase {
+            attrs: PhaseAttrs {
+                cpus: Some(vec![cpu]),
+                ..PhaseAttrs::default()
+            },
+            loops,
+            steps: vec![Step::Run(1)],
+        };
+        let mut t = task(vec![p(2, 0), p(1, 1)], Some(2));
+        let mut seen = vec![(t.phase, t.attrs_pending)];
+        while t.next_step() {
+            seen.push((t.phase, std::mem::take(&mut t.attrs_pending)));
+        }
+        // phase 0 twice, phase 1 once (attrs pending on entry), twice over.
+        assert_eq!(
+            seen,
+            vec![
+                (0, false),
+                (0, false),
+                (1, true),
+                (0, true),
+                (0, false),
+                (1, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_program_that_takes_no_time_ends() {
+        let zero = SimPhase {
+            attrs: PhaseAttrs::default(),
+            loops: 1,
+            steps: vec![Step::Run(0), Step::Sleep(0)],
+        };
+        let mut t = task(vec![zero], None);
+        assert!(matches!(t.walk(0), (StepOutcome::Finished, 0)));
+    }
+}
