@@ -99,8 +99,8 @@ impl GovernorPolicy {
         ))
     }
 
-    /// The cpufreq policy and started governor state.
-    fn sugov(&self) -> Result<SugovPolicy, GovernorError> {
+    /// The cpufreq policy (fast switch) and started governor state.
+    pub fn sugov(&self) -> Result<SugovPolicy, GovernorError> {
         let bad = |msg: String| GovernorError::Policy {
             policy: self.name.clone(),
             msg,

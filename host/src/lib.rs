@@ -6,6 +6,7 @@ pub mod fixtures;
 pub mod governor;
 pub mod idle;
 pub mod platform;
+pub mod sim;
 pub mod verify;
 pub mod workload;
 

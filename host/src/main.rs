@@ -41,6 +41,23 @@ enum Cmd {
     /// Example: schedmath idle --platform fixtures/platforms/rk3399.toml --cpu 0
     ///   --pattern timer:50ms --util 100 --compare teo-v6.10 teo-v6.12
     Idle(schedmath_host::idle::IdleArgs),
+    /// Simulate a workload on a platform: overutilized time, residencies, frequencies,
+    /// idle states, wake-up latency, deadline misses, work and energy.
+    ///
+    /// The workload is rt-app JSON or the compact periodic TOML form (see
+    /// fixtures/workloads/README.md); run/runtime/sleep/timer events are simulated, other
+    /// events are refused with the task and event named.
+    ///
+    /// Example: schedmath simulate --platform fixtures/platforms/m1pro-8c.toml
+    ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --duration 2 --json
+    Simulate(SimulateArgs),
+    /// Simulate one workload under two profiles and show them side by side with the
+    /// change in %.
+    ///
+    /// Example: schedmath compare --platform fixtures/platforms/m1pro-8c.toml
+    ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --base mainline
+    ///   --patch ou-lone-task
+    Compare(CompareArgs),
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -186,6 +203,103 @@ fn governor(args: &GovernorArgs) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+#[derive(clap::Args)]
+struct SimCommon {
+    /// Platform file (TOML).
+    #[arg(long, value_name = "FILE")]
+    platform: PathBuf,
+    /// Workload file: rt-app JSON (`.json`) or the periodic form (`.toml`).
+    #[arg(long, value_name = "FILE")]
+    workload: PathBuf,
+    /// Simulated seconds (default: the workload's duration_s, else 10).
+    #[arg(long, value_name = "S")]
+    duration: Option<u32>,
+    /// Tick rate.
+    #[arg(long, value_name = "HZ", default_value_t = 250)]
+    hz: u32,
+    /// Recorded in the report (the model draws no random numbers).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    #[command(flatten)]
+    common: SimCommon,
+    /// Behaviour profile (e.g. `mainline`, `ou-lone-task+pelt-hl8`).
+    #[arg(long, value_name = "P", default_value = "mainline")]
+    profile: String,
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    common: SimCommon,
+    /// The base profile.
+    #[arg(long, value_name = "P")]
+    base: String,
+    /// The patch profile.
+    #[arg(long, value_name = "P")]
+    patch: String,
+}
+
+fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
+    use schedmath_host::sim::{simulate, tasks_from_workload, SimConfig};
+    let platform = schedmath_host::platform::Platform::load(&c.platform)?;
+    let w = schedmath_host::workload::Workload::load(&c.workload)?;
+    w.validate(platform.nr_cpus())?;
+    let tasks = tasks_from_workload(&w)?;
+    let duration_ns = c
+        .duration
+        .map(|s| u64::from(s) * 1_000_000_000)
+        .or(w.global.duration_ns)
+        .unwrap_or(10_000_000_000);
+    let cfg = SimConfig {
+        duration_ns,
+        hz: c.hz,
+        seed: c.seed,
+    };
+    names
+        .iter()
+        .map(|n| Ok(simulate(&platform, &tasks, &profile(n)?, &cfg)?))
+        .collect()
+}
+
+fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {
+    let m = sim_run(&a.common, &[&a.profile])?;
+    let mut out = std::io::stdout().lock();
+    for m in &m {
+        if a.common.json {
+            serde_json::to_writer(&mut out, m)?;
+            writeln!(out)?;
+        } else {
+            write!(out, "{}", m.render())?;
+        }
+    }
+    Ok(true)
+}
+
+fn compare_cmd(a: &CompareArgs) -> anyhow::Result<bool> {
+    let m = sim_run(&a.common, &[&a.base, &a.patch])?;
+    let [base, patch] = m.as_slice() else {
+        anyhow::bail!("compare needs two results");
+    };
+    let mut out = std::io::stdout().lock();
+    if a.common.json {
+        serde_json::to_writer(
+            &mut out,
+            &serde_json::json!({ "base": base, "patch": patch }),
+        )?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", schedmath_host::sim::render_compare(base, patch))?;
+    }
+    Ok(true)
+}
+
 /// `schedmath workload check`.
 fn workload_check(
     file: &std::path::Path,
@@ -221,6 +335,8 @@ fn main() -> ExitCode {
         Cmd::Idle(args) => {
             schedmath_host::idle::run(&args, &mut std::io::stdout().lock()).map(|()| true)
         }
+        Cmd::Simulate(args) => simulate_cmd(&args),
+        Cmd::Compare(args) => compare_cmd(&args),
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
         Cmd::Workload(WorkloadCmd::Check {
             file,

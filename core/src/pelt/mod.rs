@@ -387,6 +387,124 @@ pub fn update_irq_load_avg(
     ret
 }
 
+/// `init_entity_runnable_average()` (kernel/sched/fair.c) for a task: all sums and
+/// averages zero except `load_avg = se_weight` (a new task starts as heavy as it is);
+/// `util_est` is kept.
+pub fn init_entity_runnable_average(sa: &mut SchedAvg, se_weight: u64) {
+    *sa = SchedAvg {
+        load_avg: se_weight,
+        util_est: sa.util_est,
+        ..SchedAvg::default()
+    };
+}
+
+/// `post_init_entity_util_avg()` (kernel/sched/fair.c) for a fair task forked onto a CPU
+/// of capacity `cpu_scale` whose cfs_rq is `cfs_rq`: the new task's `util_avg` is the
+/// cfs_rq's utilization shared by weight, `util_avg * se_weight / (load_avg + 1)`, at most
+/// half the CPU's spare capacity `cap = (cpu_scale - util_avg) / 2`; the whole `cap` when
+/// the cfs_rq has no utilization; nothing when there is no spare capacity.
+/// `runnable_avg` copies `util_avg`.
+///
+/// Trap: `cap` is a signed `long` division, so an over-full CPU gives a negative `cap`
+/// (rounded toward zero) and leaves `util_avg` untouched.
+pub fn post_init_entity_util_avg(
+    sa: &mut SchedAvg,
+    cfs_rq: &SchedAvg,
+    cpu_scale: u64,
+    se_weight: u64,
+) {
+    let cap = (cpu_scale as i64).wrapping_sub(cfs_rq.util_avg as i64) / 2; // long arithmetic
+    if cap > 0 {
+        let cap = cap as u64; // positive
+        sa.util_avg = if cfs_rq.util_avg != 0 {
+            let u = cfs_rq
+                .util_avg
+                .wrapping_mul(se_weight)
+                .checked_div(cfs_rq.load_avg.wrapping_add(1))
+                .unwrap_or(0);
+            core::cmp::min(u, cap)
+        } else {
+            cap
+        };
+    }
+    sa.runnable_avg = sa.util_avg;
+}
+
+/// `sub_positive()` (kernel/sched/fair.c): `*ptr -= min(*ptr, val)`.
+#[inline]
+fn sub_positive(v: u64, d: u64) -> u64 {
+    v - core::cmp::min(v, d)
+}
+
+/// `attach_entity_load_avg()` (kernel/sched/fair.c), root cfs_rq, no group propagation:
+/// a task arriving on a runqueue (migration, first enqueue) takes the cfs_rq's
+/// `last_update_time` and `period_contrib`, rebuilds its sums from its averages with the
+/// cfs_rq's divider, and its averages and sums are added to the cfs_rq's.
+///
+/// Traps: the entity's `load_sum` is stored divided by `se_weight` (1 when the product is
+/// not above the weight); `util_sum = util_avg * divider` is a u32 product (wraps); the
+/// cfs_rq's `load_sum` gains `se_weight * load_sum` (u64, wraps).
+pub fn attach_entity_load_avg(
+    cfs_rq: &mut SchedAvg,
+    se: &mut SchedAvg,
+    se_weight: u64,
+    t: &PeltTables,
+) {
+    let divider = get_pelt_divider(cfs_rq, t);
+    se.last_update_time = cfs_rq.last_update_time;
+    se.period_contrib = cfs_rq.period_contrib;
+    se.util_sum = (se.util_avg as u32).wrapping_mul(divider); // an unsigned int product
+    se.runnable_sum = se.runnable_avg.wrapping_mul(u64::from(divider));
+    let load_sum = se.load_avg.wrapping_mul(u64::from(divider));
+    se.load_sum = if se_weight < load_sum {
+        div_u64(load_sum, se_weight as u32).unwrap_or(1) // se_weight is below load_sum, > 0
+    } else {
+        1
+    };
+    cfs_rq.load_avg = cfs_rq.load_avg.wrapping_add(se.load_avg);
+    cfs_rq.load_sum = cfs_rq
+        .load_sum
+        .wrapping_add(se_weight.wrapping_mul(se.load_sum));
+    cfs_rq.util_avg = cfs_rq.util_avg.wrapping_add(se.util_avg);
+    cfs_rq.util_sum = cfs_rq.util_sum.wrapping_add(se.util_sum);
+    cfs_rq.runnable_avg = cfs_rq.runnable_avg.wrapping_add(se.runnable_avg);
+    cfs_rq.runnable_sum = cfs_rq.runnable_sum.wrapping_add(se.runnable_sum);
+}
+
+/// `detach_entity_load_avg()` (kernel/sched/fair.c), root cfs_rq, no group propagation:
+/// a task leaving a runqueue takes its averages and sums out of the cfs_rq's, each
+/// subtraction stopping at 0 (`sub_positive`).
+///
+/// Trap: each sum is then raised to at least `avg * PELT_MIN_DIVIDER` with `max_t(u32, ..)`,
+/// so both sides are truncated to 32 bits first — a u64 `load_sum` or `runnable_sum` above
+/// 2^32 comes back truncated.
+pub fn detach_entity_load_avg(
+    cfs_rq: &mut SchedAvg,
+    se: &SchedAvg,
+    se_weight: u64,
+    t: &PeltTables,
+) {
+    let min_div = t.pelt_min_divider();
+    let max_u32 = |sum: u64, avg: u64| {
+        u64::from(core::cmp::max(
+            sum as u32,
+            (avg as u32).wrapping_mul(min_div),
+        )) // max_t(u32, ..)
+    };
+    cfs_rq.load_avg = sub_positive(cfs_rq.load_avg, se.load_avg);
+    cfs_rq.load_sum = sub_positive(cfs_rq.load_sum, se_weight.wrapping_mul(se.load_sum));
+    cfs_rq.load_sum = max_u32(cfs_rq.load_sum, cfs_rq.load_avg);
+    cfs_rq.util_avg = sub_positive(cfs_rq.util_avg, se.util_avg);
+    cfs_rq.util_sum = cfs_rq.util_sum - core::cmp::min(cfs_rq.util_sum, se.util_sum);
+    cfs_rq.util_sum = core::cmp::max(
+        cfs_rq.util_sum,
+        (cfs_rq.util_avg as u32).wrapping_mul(min_div),
+    );
+    cfs_rq.runnable_avg = sub_positive(cfs_rq.runnable_avg, se.runnable_avg);
+    cfs_rq.runnable_sum = sub_positive(cfs_rq.runnable_sum, se.runnable_sum);
+    cfs_rq.runnable_sum = max_u32(cfs_rq.runnable_sum, cfs_rq.runnable_avg);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -715,5 +833,77 @@ mod tests {
             update_irq_load_avg(clock, &mut sa, 1024 * 1024 + 512, 1024, 1024, T),
             2
         );
+    }
+
+    #[test]
+    fn attach_then_detach_moves_util_and_keeps_sum_floor() {
+        let t = &PeltTables::HL32;
+        let mut cfs = SchedAvg {
+            last_update_time: 5 << 20,
+            period_contrib: 100,
+            util_avg: 300,
+            util_sum: 300 * (t.pelt_min_divider() + 100),
+            ..SchedAvg::default()
+        };
+        let mut se = SchedAvg {
+            util_avg: 200,
+            load_avg: 1024,
+            ..SchedAvg::default()
+        };
+        attach_entity_load_avg(&mut cfs, &mut se, 1024, t);
+        let divider = t.pelt_min_divider() + 100;
+        assert_eq!(se.last_update_time, 5 << 20);
+        assert_eq!(se.util_sum, 200 * divider);
+        assert_eq!(se.load_sum, u64::from(divider)); // 1024 * divider / 1024
+        assert_eq!(cfs.util_avg, 500);
+        assert_eq!(cfs.util_sum, 500 * divider);
+        assert_eq!(cfs.load_avg, 1024);
+        detach_entity_load_avg(&mut cfs, &se, 1024, t);
+        assert_eq!(cfs.util_avg, 300);
+        assert_eq!(cfs.util_sum, 300 * divider);
+        detach_entity_load_avg(&mut cfs, &se, 1024, t);
+        assert_eq!(cfs.util_avg, 100);
+        assert_eq!(cfs.util_sum, 100 * divider);
+        // Removing more than is there stops at 0; a sum below avg * PELT_MIN_DIVIDER is
+        // raised to it.
+        cfs.util_sum = 5;
+        detach_entity_load_avg(&mut cfs, &SchedAvg::default(), 1024, t);
+        assert_eq!(cfs.util_sum, 100 * t.pelt_min_divider());
+        detach_entity_load_avg(&mut cfs, &se, 1024, t);
+        assert_eq!((cfs.util_avg, cfs.util_sum), (0, 0));
+    }
+
+    #[test]
+    fn attach_load_sum_is_one_when_not_above_the_weight() {
+        let t = &PeltTables::HL32;
+        let mut cfs = SchedAvg::default();
+        let mut se = SchedAvg::default();
+        attach_entity_load_avg(&mut cfs, &mut se, 1024, t);
+        assert_eq!(se.load_sum, 1);
+        assert_eq!(cfs.load_sum, 1024);
+    }
+
+    #[test]
+    fn post_init_util_is_half_the_spare_capacity_at_most() {
+        let mut sa = SchedAvg::default();
+        init_entity_runnable_average(&mut sa, 1024);
+        assert_eq!(sa.load_avg, 1024);
+        post_init_entity_util_avg(&mut sa, &SchedAvg::default(), 1024, 1024);
+        assert_eq!((sa.util_avg, sa.runnable_avg), (512, 512));
+        let cfs = SchedAvg {
+            util_avg: 400,
+            load_avg: 1023,
+            ..SchedAvg::default()
+        };
+        let mut sa = SchedAvg::default();
+        post_init_entity_util_avg(&mut sa, &cfs, 1024, 1024);
+        assert_eq!(sa.util_avg, 312); // min(400 * 1024 / 1024, (1024 - 400) / 2)
+        let full = SchedAvg {
+            util_avg: 1023,
+            ..SchedAvg::default()
+        };
+        let mut sa = SchedAvg::default();
+        post_init_entity_util_avg(&mut sa, &full, 1024, 1024);
+        assert_eq!(sa.util_avg, 0); // cap = 1 / 2 = 0: untouched
     }
 }

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The event loop: integer ns, a binary-heap event queue (time, then insertion order), no
+//! fixed step. Events: a task's activation (wake-up, timer expiry, first start), the end
+//! of the running task's current step (its completion time is recomputed whenever the
+//! CPU's frequency or the running task changes), and the tick (every `TICK_NSEC`, all
+//! CPUs at once).
+//!
+//! Kernel points modelled, in the kernel's order:
+//! * enqueue: rq clock → uclamp_rq_inc → util_est_enqueue → `__update_load_avg_se` (or
+//!   attach after a migration / `post_init_entity_util_avg` at fork) →
+//!   `__update_load_avg_cfs_rq` → schedutil when the cfs_rq decayed or attached →
+//!   overutilized check;
+//! * dequeue: util_est_dequeue → util_est_update (sleep) → se/cfs_rq PELT → uclamp_rq_dec
+//!   (the v6.13+ `dequeue_task_fair()` order: the estimate sees util_avg before the final
+//!   PELT update);
+//! * put_prev / set_next: se and cfs_rq PELT (running then not), rt PELT;
+//! * idle entry: `update_idle_rq_clock_pelt`, cpuidle select with the real sleep length
+//!   (next timer of the tasks sleeping on that CPU) and the tick; exit on wake-up or on the
+//!   tick when the governor kept it, then enter statistics and reflect;
+//! * tick: PELT of the running task and rq, `capacity_of` refresh, schedutil, overutilized
+//!   set, misfit migration, slice preemption; the root-domain load-balance pass clears or
+//!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
+//!   idle balance).
+//!
+//! Simplifications: no irq/steal time, no DL class, no thermal pressure, no EEVDF
+//! delayed dequeue, no iowait boost (rt-app `iorun` is refused); the
+//! load-balance pass runs every tick; newly idle CPUs pull the least urgent waiting task
+//! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
+//! at once instead of through `removed`; the seed draws nothing (the model has no random
+//! input), it is recorded for the report.
+
+mod sched;
+mod tick;
+mod wakeup;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use schedmath::capacity::topology::topology_set_freq_scale;
+use schedmath::capacity::{
+    capacity_greater, cpu_util_cfs, cpu_util_cfs_boost, effective_cpu_util, sched_cpu_util,
+    task_fits_cpu, update_cpu_capacity, CfsRqUtil, CpuCapacity, CpuUtilRq, EffectiveUtilInput,
+    RqPressureUtil, TaskUtil,
+};
+use schedmath::cpuidle::{SelectEnv, KTIME_MAX};
+use schedmath::energy::em_cpu_energy;
+use schedmath::math::scale_load;
+use schedmath::overutilized::{
+    check_update_overutilized_status, cpu_overutilized, update_sd_lb_overutilized, EasKeys,
+    OverutilizedCpu, RootDomain,
+};
+use schedmath::pelt::clock::{
+    rq_clock_pelt, update_idle_rq_clock_pelt, update_rq_clock_task, PeltClockCpu,
+};
+use schedmath::pelt::{
+    __update_load_avg_blocked_se, __update_load_avg_cfs_rq, __update_load_avg_se,
+    attach_entity_load_avg, detach_entity_load_avg, init_entity_runnable_average,
+    post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedAvg, SchedEntityPelt,
+};
+use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq};
+use schedmath::uclamp::{
+    uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_se_set, UclampConfig,
+    UclampId, UclampTask,
+};
+use schedmath::util_est::{
+    _task_util_est, util_est_dequeue, util_est_enqueue, util_est_update, UtilEst, UtilEstCpu,
+};
+use schedmath::Profile;
+
+use super::governors::{CpuIdle, FreqDomainState};
+use super::metrics::{Metrics, Recorder};
+use super::placement::{
+    find_energy_efficient_cpu, find_idlest_cpu, select_idle_cpu, CpuView, PerfDomain, TaskView,
+};
+use super::program::{SchedPolicy, SimTask};
+use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
+use super::task::{allowed_cpus, StepOutcome, TState, Task, UCLAMP_BUCKETS};
+use super::SimError;
+use crate::idle::NO_LATENCY_CONSTRAINT_NS;
+use crate::platform::Platform;
+
+/// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a
+/// zero clock, and a zero `last_update_time` means "not attached" to PELT.
+pub const BOOT_CLOCK_NS: u64 = 1_000_000_000;
+/// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
+const BLOCKED_UPDATE_NS: u64 = 32_000_000;
+
+/// Run parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Simulated time (ns).
+    pub duration_ns: u64,
+    /// Tick rate.
+    pub hz: u32,
+    /// Recorded in the report; the model draws no random numbers.
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Tick,
+    Wake(usize),
+    Done { cpu: usize, gen: u64 },
+}
+
+/// The simulator state.
+pub struct Engine<'p> {
+    platform: &'p Platform,
+    profile: Profile,
+    tables: &'static PeltTables,
+    tick_nsec: u64,
+    slice: u64,
+    now: u64,
+    end: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    rqs: Vec<Rq>,
+    doms: Vec<FreqDomainState>,
+    idle: Vec<Option<CpuIdle>>,
+    tasks: Vec<Task>,
+    keys: EasKeys,
+    ucfg: UclampConfig,
+    asym: bool,
+    rd: RootDomain,
+    rec: Recorder,
+}
+
+/// Runs `tasks` on `platform` under `profile`.
+pub fn simulate(
+    platform: &Platform,
+    tasks: &[SimTask],
+    profile: &Profile,
+    cfg: &SimConfig,
+) -> Result<Metrics, SimError> {
+    let mut e = Engine::new(platform, tasks, profile, cfg)?;
+    e.run();
+    Ok(e.finish())
+}
+
+impl<'p> Engine<'p> {
+    fn new(
+        platform: &'p Platform,
+        specs: &[SimTask],
+        profile: &Profile,
+        cfg: &SimConfig,
+    ) -> Result<Self, SimError> {
+        let tick = schedmath::schedutil::tick_nsec(cfg.hz)
+            .filter(|&t| t > 0)
+            .ok_or(SimError::Config(format!("HZ {} must be > 0", cfg.hz)))?;
+        let n = platform.nr_cpus();
+        let uclamp_used = specs
+            .iter()
+            .any(|t| t.uclamp_min.is_some() || t.uclamp_max.is_some());
+        let caps: Vec<u64> = platform.cpus.iter().map(|c| c.capacity_orig).collect();
+        let asym = caps.iter().any(|&c| c != caps[0]);
+        let keys = EasKeys {
+            sched_energy_enabled: platform.eas
+                && asym
+                && platform.domains.iter().all(|d| d.em.is_some()),
+            uclamp_is_used: uclamp_used,
+        };
+        let ucfg = UclampConfig {
+            buckets: UCLAMP_BUCKETS,
+            used: uclamp_used,
+            default: [
+                uclamp_se_set(0, false, UCLAMP_BUCKETS),
+                uclamp_se_set(1024, false, UCLAMP_BUCKETS),
+            ],
+        };
+        let doms = (0..platform.domains.len())
+            .map(|d| FreqDomainState::new(platform, d, tick, uclamp_used))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut rqs: Vec<Rq> = platform
+            .cpus
+            .iter()
+            .map(|c| Rq::new(c.id, c.capacity_orig, c.domain, profile))
+            .collect();
+        for r in &mut rqs {
+            let d = &doms[r.domain];
+            r.freq_scale = topology_set_freq_scale(1024, u64::from(d.cur()), d.fref_khz, false);
+        }
+        let idle = platform
+            .cpus
+            .iter()
+            .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
+            .collect();
+        let mut tasks = Vec::with_capacity(specs.len());
+        for s in specs {
+            if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
+                return Err(SimError::Config(format!(
+                    "task `{}`: a phase without steps or loops",
+                    s.name
+                )));
+            }
+            let allowed = allowed_cpus(s.cpus.as_deref(), n)
+                .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
+            for ph in &s.phases {
+                if let Some(c) = &ph.attrs.cpus {
+                    allowed_cpus(Some(c), n)
+                        .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
+                }
+            }
+            let mut task = Task {
+                spec: s.clone(),
+                policy: s.policy,
+                nice: s.nice,
+                uc_min: s.uclamp_min,
+                uc_max: s.uclamp_max,
+                weight: 0,
+                avg: SchedAvg {
+                    util_est: UtilEst::new(profile.util_est),
+                    ..SchedAvg::default()
+                },
+                uclamp: UclampTask {
+                    uclamp_enabled: true,
+                    tg_is_root_or_autogroup: true,
+                    tg_uclamp: [0, 1024],
+                    ..UclampTask::default()
+                },
+                allowed,
+                attrs_pending: false,
+                cpu: 0,
+                state: TState::New,
+                vruntime: 0,
+                exec_start: 0,
+                slice_start: 0,
+                phase: 0,
+                phase_loops: 0,
+                step: 0,
+                loops_done: 0,
+                remaining: 0,
+                wall_step: false,
+                finish_after_sleep: false,
+                timer_next: s.delay_ns,
+                wake_at: Some(s.delay_ns),
+                woke_at: None,
+            };
+            let first = s.phases[0].attrs.clone();
+            task.apply(&first, n);
+            tasks.push(task);
+        }
+        let names: Vec<String> = tasks.iter().map(|t| t.spec.name.clone()).collect();
+        let mut rec = Recorder::new(platform, &names, cfg);
+        rec.set_profile(&profile.to_string());
+        let mut e = Engine {
+            platform,
+            profile: *profile,
+            tables: PeltTables::of(profile.halflife),
+            tick_nsec: tick as u64, // positive, checked above
+            slice: base_slice_ns(n),
+            now: 0,
+            end: cfg.duration_ns,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            rqs,
+            doms,
+            idle,
+            tasks,
+            keys,
+            ucfg,
+            asym,
+            rd: RootDomain::default(),
+            rec,
+        };
+        for t in 0..e.tasks.len() {
+            let at = e.tasks[t].spec.delay_ns;
+            e.push(at, Ev::Wake(t));
+        }
+        e.push(e.tick_nsec, Ev::Tick);
+        for c in 0..n {
+            e.idle_enter(c);
+        }
+        Ok(e)
+    }
+
+    fn push(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, ev)));
+    }
+
+    fn run(&mut self) {
+        while let Some(Reverse((at, _, ev))) = self.heap.pop() {
+            if at > self.end {
+                break;
+            }
+            self.now = at;
+            match ev {
+                Ev::Tick => self.tick(),
+                Ev::Wake(t) => self.wake(t),
+                Ev::Done { cpu, gen } => self.done(cpu, gen),
+            }
+        }
+        self.now = self.end;
+    }
+
+    fn finish(mut self) -> Metrics {
+        for c in 0..self.rqs.len() {
+            self.acct(c);
+            if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_mut()) {
+                ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+            }
+        }
+        for d in &mut self.doms {
+            d.finish(self.now);
+        }
+        self.rec.set_ou(self.now, self.rd.overutilized);
+        let mut m = self.rec.finish(self.now, &self.doms, &self.idle);
+        m.task_util_avg_end = self
+            .tasks
+            .iter()
+            .map(|t| (t.spec.name.clone(), t.avg.util_avg))
+            .collect();
+        m
+    }
+
+    // ---------------------------------------------------------------- physical model
+
+    /// Work (ns at 1024 and f_ref) done in `dt` wall ns on `c` at its current frequency.
+    fn work_in(&self, c: usize, dt: u64) -> u64 {
+        let r = &self.rqs[c];
+        let d = &self.doms[r.domain];
+        let num = u128::from(dt) * u128::from(r.capacity_orig) * u128::from(d.cur());
+        let den = 1024 * u128::from(d.fref_khz.max(1));
+        u64::try_from(num / den).unwrap_or(u64::MAX)
+    }
+
+    /// Wall ns `c` needs for `work` at its current frequency (rounded up).
+    fn wall_for(&self, c: usize, work: u64) -> u64 {
+        let r = &self.rqs[c];
+        let d = &self.doms[r.domain];
+        let num = u128::from(work) * 1024 * u128::from(d.fref_khz.max(1));
+        let den = (u128::from(r.capacity_orig) * u128::from(d.cur())).max(1);
+        u64::try_from(num.div_ceil(den)).unwrap_or(u64::MAX)
+    }
+
+    /// Advances work, energy and residency of `c` to now.
+    fn acct(&mut self, c: usize) {
+        let now = self.now;
+        let last = self.rqs[c].last_acct;
+        if now <= last {
+            return;
+        }
+        let dt = now - last;
+        let d = self.rqs[c].domain;
+        let f = self.doms[d].cur();
+        if let Some(t) = self.rqs[c].curr {
+            let power = self.doms[d].power_uw.get(&f).copied().unwrap_or(0);
+            self.rec.energy(power, dt);
+            self.rec.task_on_cpu(t, c, dt);
+            let from = last.max(self.rqs[c].seg_start);
+            if now > from {
+                let span = now - from;
+                let task = &self.tasks[t];
+                let done = if task.wall_step {
+                    span
+                } else {
+                    self.work_in(c, span)
+                };
+                let done = done.min(task.remaining);
+                let work = self.work_in(c, span);
+                self.tasks[t].remaining -= done;
+                self.rec.work(t, work);
+            }
+        } else if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_ref()) {
+            self.rec
+                .energy(ci.power_uw.get(st.idx).copied().unwrap_or(0), dt);
+        }
+        self.rqs[c].last_acct = now;
+    }
+
+    /// (Re)arms the completion event of `c`'s running step.
+    fn arm_done(&mut self, c: usize) {
+        self.rqs[c].gen += 1;
+        let Some(t) = self.rqs[c].curr else { return };
+        let task = &self.tasks[t];
+        let wall = if task.wall_step {
+            task.remaining
+        } else {
+            self.wall_for(c, task.remaining)
+        };
+        let at = self.now.max(self.rqs[c].seg_start).saturating_add(wall);
+        let gen = self.rqs[c].gen;
+        self.push(at, Ev::Done { cpu: c, gen });
+    }
+
+    // ---------------------------------------------------------------- kernel state
+
+    fn util_rq(&self, c: usize) -> CpuUtilRq {
+        let r = &self.rqs[c];
+        CpuUtilRq {
+            cpu: c as i32, // CPU numbers are small
+            capacity_orig: r.capacity_orig,
+            cfs: CfsRqUtil {
+                util_avg: r.cfs.util_avg,
+                runnable_avg: r.cfs.runnable_avg,
+                util_est: r.cfs.util_est.enqueued(),
+            },
+            util_est_feat: true,
+        }
+    }
+
+    fn capacity(&self, c: usize) -> CpuCapacity {
+        let r = &self.rqs[c];
+        CpuCapacity {
+            capacity_orig: r.capacity_orig,
+            cpu_capacity: r.cpu_capacity,
+            hw_load_avg: 0,
+            cpufreq_pressure: 0,
+        }
+    }
+
+    fn rq_clamp(&self, c: usize, id: UclampId) -> u64 {
+        u64::from(uclamp_rq_get(&self.rqs[c].uclamp, id))
+    }
+
+    fn ou_cpu(&self, c: usize) -> OverutilizedCpu {
+        let r = &self.rqs[c];
+        OverutilizedCpu {
+            capacity: self.capacity(c),
+            cfs_util_avg: r.cfs.util_avg,
+            cfs_util_est: r.cfs.util_est.enqueued(),
+            rq_uclamp_min: self.rq_clamp(c, UclampId::Min),
+            rq_uclamp_max: self.rq_clamp(c, UclampId::Max),
+            nr_running: r.nr_running(),
+        }
+    }
+
+    fn set_ou_from(&mut self, before: bool) {
+        if self.rd.overutilized != before {
+            self.rec.set_ou(self.now, self.rd.overutilized);
+        }
+    }
+
+    /// `check_update_overutilized_status()` for `c`.
+    fn check_ou(&mut self, c: usize) {
+        let before = self.rd.overutilized;
+        let cpu = self.ou_cpu(c);
+        check_update_overutilized_status(&self.profile, self.keys, &mut self.rd, &cpu);
+        self.set_ou_from(before);
+    }
+
+    fn update_rq_clock(&mut self, c: usize) {
+        let r = &mut self.rqs[c];
+        let delta = (self.now + BOOT_CLOCK_NS).saturating_sub(r.clock.clock);
+        let cpu = PeltClockCpu {
+            curr_is_idle: r.curr.is_none(),
+            cpu_capacity: r.capacity_orig,
+            freq_capacity: r.freq_scale,
+        };
+        update_rq_clock_task(&mut r.clock, delta, 0, &cpu, &self.profile);
+    }
+
+    /// `update_curr()`: the running fair task's vruntime.
+    fn update_curr(&mut self, c: usize) {
+        let Some(t) = self.rqs[c].curr else { return };
+        let task = &mut self.tasks[t];
+        let delta = self.now.saturating_sub(task.exec_start);
+        task.exec_start = self.now;
+        if task.is_fair() {
+            task.vruntime = task
+                .vruntime
+                .saturating_add(delta * 1024 / task.weight.max(1));
+            let v = task.vruntime;
+            let qmin = self.rqs[c]
+                .queue
+                .iter()
+                .filter(|&&q| self.tasks[q].is_fair())
+                .map(|&q| self.tasks[q].vruntime)
+                .min()
+                .unwrap_or(v);
+            let r = &mut self.rqs[c];
+            r.min_vruntime = r.min_vruntime.max(v.min(qmin));
+        }
+    }
+
+    /// `update_load_avg()`: the task's entity (when given and attached) then the cfs_rq;
+    /// returns whether the cfs_rq decayed.
+    fn update_load_avg(
+        &mut self,
+        c: usize,
+        se: Option<(usize, bool, bool)>,
+        has_curr: bool,
+    ) -> bool {
+        let now = rq_clock_pelt(&self.rqs[c].clock);
+        if let Some((t, on_rq, is_curr)) = se {
+            let task = &mut self.tasks[t];
+            if task.avg.last_update_time != 0 {
+                let ent = SchedEntityPelt {
+                    load_weight: scale_load(task.weight),
+                    on_rq,
+                    is_curr,
+                    sched_delayed: false,
+                    group_runnable_weight: None,
+                };
+                __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
+            }
+        }
+        let r = &mut self.rqs[c];
+        __update_load_avg_cfs_rq(
+            now,
+            &mut r.cfs,
+            r.cfs_load_weight,
+            r.nr_fair,
+            has_curr,
+            self.tables,
+        ) != 0
+    }
+
+    fn update_rt(&mut self, c: usize, running: bool) {
+        let r = &mut self.rqs[c];
+        let now = rq_clock_pelt(&r.clock);
+        update_rt_rq_load_avg(now, &mut r.rt, i32::from(running), self.tables);
+    }
+
+    fn curr_is_rt(&self, c: usize) -> bool {
+        self.rqs[c].curr.is_some_and(|t| !self.tasks[t].is_fair())
+    }
+
+    fn curr_is_fair(&self, c: usize) -> bool {
+        self.rqs[c].curr.is_some_and(|t| self.tasks[t].is_fair())
+    }
+
+    fn sugov_rq(&self, c: usize) -> SugovRq {
+        let u = self.util_rq(c);
+        let r = &self.rqs[c];
+        SugovRq {
+            capacity: r.capacity_orig,
+            util_cfs: cpu_util_cfs(&u),
+            util_cfs_boost: cpu_util_cfs_boost(&u),
+            util_rt: r.rt.util_avg,
+            rt_runnable: r.nr_rt > 0,
+            uclamp_min: self.rq_clamp(c, UclampId::Min),
+            uclamp_max: self.rq_clamp(c, UclampId::Max),
+            idle_calls: r.idle_calls,
+            ..SugovRq::default()
+        }
+    }
+
+    /// `cpufreq_update_util()` from `c`.
+    fn cpufreq_update(&mut self, c: usize) {
+        let d = self.rqs[c].domain;
+        let cpus = self.doms[d].cpus.clone();
+        for &cc in &cpus {
+            self.acct(cc);
+        }
+        let view: Vec<SugovRq> = cpus.iter().map(|&cc| self.sugov_rq(cc)).collect();
+        let pos = cpus.iter().position(|&cc| cc == c).unwrap_or(0);
+        let profile = self.profile;
+        if let Some(f) = self.doms[d].update(pos, &view, &profile, self.now) {
+            let fref = self.doms[d].fref_khz;
+            for &cc in &cpus {
+                let r = &mut self.rqs[cc];
+                r.freq_scale = topology_set_freq_scale(r.freq_scale, u64::from(f), fref, false);
+                if r.curr.is_some() {
+                    self.arm_done(cc);
+                }
+            }
+        }
+    }
+
+    fn task_util(&self, t: usize) -> TaskUtil {
+        let task = &self.tasks[t];
+        TaskUtil {
+            task_cpu: task.cpu as i32, // CPU numbers are small
+            util_avg: task.avg.util_avg,
+            util_est: _task_util_est(&task.avg) as u32, // an unsigned int estimate
+            on_rq_queued: matches!(task.state, TState::Runnable),
+            is_current: self.rqs[task.cpu].curr == Some(t),
+            last_update_time: task.avg.last_update_time,
+        }
+    }
+
+    fn task_clamp(&self, t: usize, id: UclampId) -> u64 {
+        u64::from(uclamp_eff_value(&self.tasks[t].uclamp, id, &self.ucfg))
+    }
+
+    // ---------------------------------------------------------------- enqueue / dequeue
+
+    // ---------------------------------------------------------------- schedule / idle
+
+    // ---------------------------------------------------------------- events
+}

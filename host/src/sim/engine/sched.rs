@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Runqueue operations: enqueue, dequeue, migration, `__schedule()` (put_prev/set_next,
+//! idle entry) and the newly-idle pull.
+
+use super::*;
+
+impl Engine<'_> {
+    pub(super) fn enqueue(&mut self, c: usize, t: usize) {
+        self.acct(c);
+        self.update_rq_clock(c);
+        self.update_curr(c);
+        let ucfg = self.ucfg;
+        {
+            let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+            uclamp_rq_inc(&mut r.uclamp, &mut task.uclamp, false, &ucfg);
+        }
+        if self.tasks[t].is_fair() {
+            util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
+            let attach = self.tasks[t].avg.last_update_time == 0;
+            let has_curr = self.curr_is_fair(c);
+            let mut decayed = self.update_load_avg(c, Some((t, false, false)), has_curr);
+            if attach {
+                let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+                if task.state == TState::New {
+                    init_entity_runnable_average(&mut task.avg, task.weight);
+                    post_init_entity_util_avg(&mut task.avg, &r.cfs, r.capacity_orig, task.weight);
+                }
+                attach_entity_load_avg(&mut r.cfs, &mut task.avg, task.weight, self.tables);
+                decayed = true;
+            }
+            let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+            r.cfs_load_weight += scale_load(task.weight);
+            r.nr_fair += 1;
+            if task.policy == SchedPolicy::Idle {
+                r.nr_idle_policy += 1;
+            }
+            task.vruntime = task
+                .vruntime
+                .max(r.min_vruntime.saturating_sub(self.slice / 2));
+            if decayed {
+                self.cpufreq_update(c);
+            }
+            self.check_ou(c);
+        } else {
+            let running = self.curr_is_rt(c);
+            self.update_rt(c, running);
+            self.rqs[c].nr_rt += 1;
+            self.cpufreq_update(c);
+        }
+        self.tasks[t].cpu = c;
+        self.tasks[t].state = TState::Runnable;
+        self.rqs[c].queue.push(t);
+    }
+
+    /// Takes `t` off `c` (a sleep when `sleep`, else a migration). The caller reschedules
+    /// when `t` was running.
+    pub(super) fn dequeue(&mut self, c: usize, t: usize, sleep: bool) {
+        self.acct(c);
+        self.update_rq_clock(c);
+        self.update_curr(c);
+        let is_curr = self.rqs[c].curr == Some(t);
+        if self.tasks[t].is_fair() {
+            util_est_dequeue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
+            let cpu = UtilEstCpu {
+                capacity_orig: self.rqs[c].capacity_orig,
+                util_est_fastup: true,
+            };
+            util_est_update(&mut self.tasks[t].avg, sleep, &cpu);
+            let has_curr = self.curr_is_fair(c);
+            let decayed = self.update_load_avg(c, Some((t, true, is_curr)), has_curr);
+            let (r, task) = (&mut self.rqs[c], &self.tasks[t]);
+            r.cfs_load_weight -= scale_load(task.weight);
+            r.nr_fair -= 1;
+            if task.policy == SchedPolicy::Idle {
+                r.nr_idle_policy -= 1;
+            }
+            if decayed {
+                self.cpufreq_update(c);
+            }
+        } else {
+            self.update_rt(c, is_curr);
+            self.rqs[c].nr_rt -= 1;
+        }
+        let ucfg = self.ucfg;
+        let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+        uclamp_rq_dec(&mut r.uclamp, &mut task.uclamp, &ucfg);
+        if is_curr {
+            r.curr = None;
+            r.gen += 1;
+        } else {
+            r.queue.retain(|&q| q != t);
+        }
+    }
+
+    /// Moves a queued or running task from `src` to `dst` (not rescheduling either).
+    pub(super) fn migrate(&mut self, t: usize, src: usize, dst: usize) {
+        self.dequeue(src, t, false);
+        if self.tasks[t].is_fair() {
+            let (r, task) = (&mut self.rqs[src], &mut self.tasks[t]);
+            detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
+            task.avg.last_update_time = 0;
+        }
+        self.enqueue(dst, t);
+    }
+
+    pub(super) fn schedule(&mut self, c: usize) {
+        self.acct(c);
+        self.update_rq_clock(c);
+        self.update_curr(c);
+        self.rqs[c].gen += 1;
+        if let Some(p) = self.rqs[c].curr.take() {
+            if self.tasks[p].is_fair() {
+                self.rqs[c].curr = Some(p);
+                self.update_load_avg(c, Some((p, true, true)), true);
+                self.rqs[c].curr = None;
+            } else {
+                self.update_rt(c, true);
+            }
+            self.rqs[c].queue.push(p);
+        }
+        let mut pulled = false;
+        loop {
+            let tasks = &self.tasks;
+            let pos = pick_next(&self.rqs[c].queue, |q| PickKey {
+                rt_prio: tasks[q].policy.rt_prio(),
+                vruntime: tasks[q].vruntime,
+            });
+            if let Some(pos) = pos {
+                let n = self.rqs[c].queue.remove(pos);
+                let mut exit_lat = 0;
+                if let Some(st) = self.rqs[c].idle.take() {
+                    if let Some(ci) = self.idle[c].as_mut() {
+                        ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+                        exit_lat = ci.exit_latency_ns(st.idx);
+                    }
+                    self.rqs[c].tick_stopped = false;
+                }
+                if self.tasks[n].is_fair() {
+                    self.update_load_avg(c, Some((n, true, false)), false);
+                } else {
+                    self.update_rt(c, false);
+                }
+                let task = &mut self.tasks[n];
+                task.exec_start = self.now;
+                task.slice_start = self.now;
+                if let Some(w) = task.woke_at.take() {
+                    self.rec.latency(self.now + exit_lat - w);
+                }
+                self.rqs[c].curr = Some(n);
+                self.rqs[c].seg_start = self.now + exit_lat;
+                self.arm_done(c);
+                return;
+            }
+            if pulled || !self.newidle_pull(c) {
+                break;
+            }
+            pulled = true;
+        }
+        if self.rqs[c].idle.is_none() {
+            let r = &mut self.rqs[c];
+            update_idle_rq_clock_pelt(&mut r.clock, r.cfs.util_sum, r.rt.util_sum, 0, self.tables);
+            r.idle_calls += 1;
+            self.idle_enter(c);
+        }
+    }
+
+    /// A crude `sched_balance_newidle()`: pull the queued fair task with the largest
+    /// vruntime from the CPU with the most runnable tasks (at least 2).
+    pub(super) fn newidle_pull(&mut self, c: usize) -> bool {
+        let mut best: Option<(u32, usize, usize)> = None;
+        for (src, r) in self.rqs.iter().enumerate() {
+            if src == c || r.nr_running() < 2 {
+                continue;
+            }
+            let cand = r
+                .queue
+                .iter()
+                .copied()
+                .filter(|&q| self.tasks[q].is_fair() && self.tasks[q].allowed.contains(&c))
+                .max_by_key(|&q| (self.tasks[q].vruntime, q));
+            if let Some(q) = cand {
+                if best.is_none_or(|(n, _, _)| r.nr_running() > n) {
+                    best = Some((r.nr_running(), src, q));
+                }
+            }
+        }
+        let Some((_, src, t)) = best else {
+            return false;
+        };
+        self.migrate(t, src, c);
+        true
+    }
+
+    /// The idle loop's select on `c` (which has nothing to run).
+    pub(super) fn idle_enter(&mut self, c: usize) {
+        let now = self.now;
+        let next_timer = self
+            .tasks
+            .iter()
+            .filter(|t| t.cpu == c && matches!(t.state, TState::Sleeping | TState::New))
+            .filter_map(|t| t.wake_at)
+            .min();
+        let sleep_length = next_timer.map_or(KTIME_MAX, |w| {
+            i64::try_from(w.saturating_sub(now)).unwrap_or(KTIME_MAX)
+        });
+        let next_tick = (now / self.tick_nsec + 1) * self.tick_nsec;
+        let to_tick = i64::try_from(next_tick - now).unwrap_or(KTIME_MAX);
+        let util = sched_cpu_util(
+            &self.util_rq(c),
+            &RqPressureUtil {
+                rt_util_avg: self.rqs[c].rt.util_avg,
+                ..RqPressureUtil::default()
+            },
+        );
+        let r = &mut self.rqs[c];
+        let Some(ci) = self.idle[c].as_mut() else {
+            r.tick_stopped = true;
+            return;
+        };
+        let env = SelectEnv {
+            tick_nsec: self.tick_nsec as i64,
+            latency_req_ns: NO_LATENCY_CONSTRAINT_NS,
+            tick_stopped: r.tick_stopped,
+            sleep_length_ns: sleep_length,
+            delta_tick_ns: sleep_length.min(to_tick),
+            now_ns: now,
+            cpu_util: util,
+        };
+        let sel = ci.select(&env);
+        r.idle = Some(IdleStay {
+            idx: sel.idx,
+            since: now,
+        });
+        r.tick_stopped = r.tick_stopped || sel.stop_tick;
+    }
+}

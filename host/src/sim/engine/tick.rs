@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The periodic tick: PELT, capacity, schedutil, overutilized, misfit migration and
+//! slice preemption on busy CPUs; tick-kept idle exits and blocked-load decay on idle
+//! ones; the root-domain load-balance pass and the EM estimate.
+
+use super::*;
+
+impl Engine<'_> {
+    pub(super) fn tick(&mut self) {
+        let now = self.now;
+        self.rec.eas_estimate(now, self.eas_estimate());
+        for c in 0..self.rqs.len() {
+            match self.rqs[c].curr {
+                Some(t) => self.tick_busy(c, t),
+                None => self.tick_idle(c),
+            }
+        }
+        let before = self.rd.overutilized;
+        let any = (0..self.rqs.len())
+            .any(|c| cpu_overutilized(&self.profile, self.keys, &self.ou_cpu(c)));
+        update_sd_lb_overutilized(self.keys, &mut self.rd, true, any);
+        self.set_ou_from(before);
+        self.push(now + self.tick_nsec, Ev::Tick);
+    }
+
+    pub(super) fn tick_busy(&mut self, c: usize, t: usize) {
+        self.acct(c);
+        self.update_rq_clock(c);
+        self.update_curr(c);
+        let fair = self.tasks[t].is_fair();
+        if fair {
+            self.update_load_avg(c, Some((t, true, true)), true);
+        } else {
+            self.update_rt(c, true);
+        }
+        let rq_util = RqPressureUtil {
+            rt_util_avg: self.rqs[c].rt.util_avg,
+            ..RqPressureUtil::default()
+        };
+        self.rqs[c].cpu_capacity = update_cpu_capacity(&self.capacity(c), &rq_util);
+        self.cpufreq_update(c);
+        if !fair {
+            if self.rqs[c]
+                .queue
+                .iter()
+                .any(|&q| self.tasks[q].policy.rt_prio() > self.tasks[t].policy.rt_prio())
+            {
+                self.schedule(c);
+            }
+            return;
+        }
+        self.check_ou(c);
+        if self.asym && self.misfit_migrate(c, t) {
+            return;
+        }
+        let task = &self.tasks[t];
+        let ran = self.now.saturating_sub(task.slice_start);
+        let waiting = self.rqs[c].queue.iter().any(|&q| {
+            let o = &self.tasks[q];
+            !o.is_fair() || o.vruntime < task.vruntime
+        });
+        if ran >= self.slice && waiting {
+            self.schedule(c);
+        }
+    }
+
+    /// Misfit: the running task does not fit `c`; move it to the idle allowed CPU with
+    /// the largest capacity noticeably above `c`'s.
+    pub(super) fn misfit_migrate(&mut self, c: usize, t: usize) -> bool {
+        let p = self.task_util(t);
+        let (umin, umax) = (
+            self.task_clamp(t, UclampId::Min),
+            self.task_clamp(t, UclampId::Max),
+        );
+        if task_fits_cpu(
+            p.util_avg,
+            p.util_est,
+            umin,
+            umax,
+            self.keys.uclamp_is_used,
+            &self.capacity(c),
+        ) {
+            return false;
+        }
+        let cap = self.rqs[c].capacity_orig;
+        let dst = self.tasks[t]
+            .allowed
+            .iter()
+            .copied()
+            .filter(|&d| d != c && self.rqs[d].is_idle())
+            .filter(|&d| capacity_greater(self.rqs[d].capacity_orig, cap))
+            .max_by_key(|&d| (self.rqs[d].capacity_orig, Reverse(d)));
+        let Some(dst) = dst else { return false };
+        self.migrate(t, c, dst);
+        self.schedule(c);
+        self.schedule(dst);
+        true
+    }
+
+    pub(super) fn tick_idle(&mut self, c: usize) {
+        if let Some(st) = self.rqs[c].idle {
+            if !self.rqs[c].tick_stopped {
+                self.acct(c);
+                if let Some(ci) = self.idle[c].as_mut() {
+                    ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
+                }
+                self.rqs[c].idle = None;
+                self.idle_enter(c);
+            }
+        }
+        if self.now.saturating_sub(self.rqs[c].last_blocked_update) >= BLOCKED_UPDATE_NS {
+            self.rqs[c].last_blocked_update = self.now;
+            self.update_rq_clock(c);
+            self.update_load_avg(c, None, false);
+            self.update_rt(c, false);
+        }
+    }
+
+    /// The EM's estimate of the platform's power now, in `cost × util` units summed over
+    /// performance domains (`em_cpu_energy()` of each with its current utilizations).
+    pub(super) fn eas_estimate(&self) -> u128 {
+        let mut total = 0u128;
+        for d in &self.platform.domains {
+            let Some(em) = d.em.as_ref() else { continue };
+            let (mut sum, mut max) = (0u64, 0u64);
+            for &c in &d.cpus {
+                let r = &self.rqs[c];
+                let e = effective_cpu_util(&EffectiveUtilInput {
+                    capacity: r.capacity_orig,
+                    util_cfs: cpu_util_cfs(&self.util_rq(c)),
+                    util_rt: r.rt.util_avg,
+                    rt_runnable: r.nr_rt > 0,
+                    uclamp_used: self.keys.uclamp_is_used,
+                    uclamp_min: self.rq_clamp(c, UclampId::Min),
+                    uclamp_max: self.rq_clamp(c, UclampId::Max),
+                    ..Default::default()
+                });
+                sum += e.ret;
+                max = max.max(sugov_effective_cpu_perf(e.ret, e.min, e.max));
+            }
+            total += u128::from(em_cpu_energy(em, max.min(d.capacity), sum, d.capacity).energy);
+        }
+        total
+    }
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Task activations: wake-up CPU selection, the program walk at each step end, and
+//! wake-up preemption.
+
+use super::*;
+
+impl Engine<'_> {
+    pub(super) fn select_cpu(&mut self, t: usize) -> usize {
+        let views = self.cpu_views();
+        let allowed = self.tasks[t].allowed.clone();
+        if self.tasks[t].state == TState::New {
+            return find_idlest_cpu(&views, &allowed).unwrap_or(0);
+        }
+        let prev = self.tasks[t].cpu;
+        // sync_entity_load_avg(): decay the sleeping task to its old cfs_rq's clock.
+        if self.tasks[t].is_fair() {
+            let lut = self.rqs[prev].cfs.last_update_time;
+            let task = &mut self.tasks[t];
+            if task.avg.last_update_time != 0 {
+                __update_load_avg_blocked_se(
+                    lut,
+                    &mut task.avg,
+                    scale_load(task.weight),
+                    self.tables,
+                );
+            }
+        }
+        let p = TaskView {
+            util: self.task_util(t),
+            uclamp_min: self.task_clamp(t, UclampId::Min),
+            uclamp_max: self.task_clamp(t, UclampId::Max),
+            allowed: &allowed,
+        };
+        let uclamp_used = self.keys.uclamp_is_used;
+        if !self.tasks[t].is_fair() {
+            return select_idle_cpu(&views, &p, prev, false, uclamp_used);
+        }
+        if self.keys.sched_energy_enabled && !self.rd.overutilized {
+            let pds: Vec<PerfDomain> = self
+                .platform
+                .domains
+                .iter()
+                .filter_map(|d| d.em.as_ref().map(|em| PerfDomain { cpus: &d.cpus, em }))
+                .collect();
+            if let Some(c) = find_energy_efficient_cpu(&views, &pds, &p, prev, uclamp_used) {
+                return c;
+            }
+        }
+        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used)
+    }
+
+    pub(super) fn cpu_views(&self) -> Vec<CpuView> {
+        (0..self.rqs.len())
+            .map(|c| {
+                let r = &self.rqs[c];
+                CpuView {
+                    util: self.util_rq(c),
+                    capacity: self.capacity(c),
+                    util_rt: r.rt.util_avg,
+                    uclamp_min: self.rq_clamp(c, UclampId::Min),
+                    uclamp_max: self.rq_clamp(c, UclampId::Max),
+                    idle: r.is_idle() || r.is_sched_idle(),
+                    nr_running: r.nr_running(),
+                }
+            })
+            .collect()
+    }
+
+    /// Runs the task's program from its current step until it must run, sleep or end,
+    /// counting the timer expiries it finds passed as deadline misses.
+    pub(super) fn start_step(&mut self, t: usize) -> StepOutcome {
+        let (outcome, misses) = self.tasks[t].walk(self.now);
+        for _ in 0..misses {
+            self.rec.deadline_miss(t);
+        }
+        outcome
+    }
+
+    pub(super) fn sleep(&mut self, t: usize, until: u64) {
+        let task = &mut self.tasks[t];
+        task.state = TState::Sleeping;
+        task.wake_at = Some(until);
+        self.push(until, Ev::Wake(t));
+    }
+
+    pub(super) fn wake(&mut self, t: usize) {
+        self.tasks[t].wake_at = None;
+        if self.tasks[t].finish_after_sleep {
+            self.tasks[t].state = TState::Finished;
+            return;
+        }
+        match self.start_step(t) {
+            StepOutcome::Run => {}
+            StepOutcome::Sleep(until) => return self.sleep(t, until),
+            StepOutcome::Finished => {
+                self.tasks[t].state = TState::Finished;
+                return;
+            }
+        }
+        self.apply_pending(t);
+        let c = self.select_cpu(t);
+        let prev = self.tasks[t].cpu;
+        if self.tasks[t].state != TState::New && c != prev && self.tasks[t].is_fair() {
+            let (r, task) = (&mut self.rqs[prev], &mut self.tasks[t]);
+            detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
+            task.avg.last_update_time = 0;
+        }
+        self.tasks[t].woke_at = Some(self.now);
+        self.enqueue(c, t);
+        self.check_preempt(c, t);
+    }
+
+    /// Applies the current phase's attributes if a phase start left them pending (the
+    /// task is off its runqueue).
+    pub(super) fn apply_pending(&mut self, t: usize) {
+        if !std::mem::take(&mut self.tasks[t].attrs_pending) {
+            return;
+        }
+        let n = self.rqs.len();
+        let task = &mut self.tasks[t];
+        let attrs = task.spec.phases[task.phase].attrs.clone();
+        task.apply(&attrs, n);
+    }
+
+    /// `wakeup_preempt()`.
+    pub(super) fn check_preempt(&mut self, c: usize, t: usize) {
+        let Some(cur) = self.rqs[c].curr else {
+            return self.schedule(c);
+        };
+        self.update_curr(c);
+        let (w, k) = (&self.tasks[t], &self.tasks[cur]);
+        let preempt = match (w.policy.rt_prio(), k.policy.rt_prio()) {
+            (Some(a), Some(b)) => a > b,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => {
+                (k.policy == SchedPolicy::Idle && w.policy != SchedPolicy::Idle)
+                    || w.vruntime.saturating_add(self.slice) < k.vruntime
+            }
+        };
+        if preempt {
+            self.schedule(c);
+        }
+    }
+
+    pub(super) fn done(&mut self, c: usize, gen: u64) {
+        if gen != self.rqs[c].gen {
+            return;
+        }
+        let Some(t) = self.rqs[c].curr else { return };
+        self.acct(c);
+        self.tasks[t].remaining = 0;
+        let more = self.tasks[t].next_step();
+        let outcome = if more {
+            self.start_step(t)
+        } else {
+            StepOutcome::Finished
+        };
+        match outcome {
+            StepOutcome::Run if self.tasks[t].attrs_pending => {
+                // sched_setattr()/sched_setaffinity() on the running task: off the rq,
+                // change, and back through wake-up placement.
+                self.dequeue(c, t, false);
+                if self.tasks[t].is_fair() {
+                    let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+                    detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
+                    task.avg.last_update_time = 0;
+                }
+                self.apply_pending(t);
+                let dst = self.select_cpu(t);
+                self.enqueue(dst, t);
+                self.schedule(c);
+                if dst != c {
+                    self.check_preempt(dst, t);
+                }
+            }
+            StepOutcome::Run => self.arm_done(c),
+            StepOutcome::Sleep(until) => {
+                self.dequeue(c, t, true);
+                self.sleep(t, until);
+                self.schedule(c);
+            }
+            StepOutcome::Finished => {
+                self.dequeue(c, t, true);
+                self.tasks[t].state = TState::Finished;
+                self.schedule(c);
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The governors the simulator drives: schedutil per frequency domain (the core's
+//! `sugov_update_single_freq` for one-CPU policies, `sugov_update_shared` otherwise, on a
+//! fast-switch driver, with the domain's rate limit) and a cpuidle governor per CPU (the
+//! core's teo/menu `select` and `cpuidle_enter_and_reflect`).
+//!
+//! The cpufreq policy itself comes from [`GovernorPolicy::from_platform`] (the same one
+//! `schedmath governor` replays) and the idle states from `idle::platform_states` (the
+//! ones `schedmath idle` replays), so the commands agree.
+//! Simplifications: frequency changes take effect at once (no transition latency); updates
+//! from any CPU of a policy are accepted (`dvfs_possible_from_any_cpu`); a polling idle
+//! state polls until the wake-up (no poll time limit).
+
+use std::collections::BTreeMap;
+
+use schedmath::cpuidle::{
+    cpuidle_enter_and_reflect, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit,
+    SelectEnv, Selection,
+};
+use schedmath::schedutil::{
+    sugov_update_shared, sugov_update_single_freq, SugovCpu, SugovEnv, SugovPolicy, SugovRq,
+};
+use schedmath::Profile;
+
+use crate::governor::{GovernorError, GovernorPolicy};
+use crate::platform::Platform;
+
+/// One frequency domain: its policy, governor state and accounting.
+#[derive(Debug, Clone)]
+pub struct FreqDomainState {
+    /// Name in reports.
+    pub name: String,
+    /// Its CPUs, ascending.
+    pub cpus: Vec<usize>,
+    /// schedutil's policy state (`policy.cur` is the running frequency).
+    pub sg: SugovPolicy,
+    /// schedutil's per-CPU state, in `cpus` order.
+    pub sg_cpus: Vec<SugovCpu>,
+    /// `arch_scale_freq_ref()`: the frequency at which `capacity_orig` is reached (kHz).
+    pub fref_khz: u64,
+    /// Busy power per OPP (kHz → µW), 0 where the platform has none.
+    pub power_uw: BTreeMap<u32, u64>,
+    /// What schedutil reads besides the rqs.
+    pub env: SugovEnv,
+    /// Frequency residency (kHz → ns).
+    pub residency: BTreeMap<u32, u64>,
+    /// Start of the current residency interval.
+    pub since: u64,
+}
+
+impl FreqDomainState {
+    /// Domain `n` of `platform`.
+    pub fn new(
+        platform: &Platform,
+        n: usize,
+        tick_nsec: i64,
+        uclamp_used: bool,
+    ) -> Result<Self, GovernorError> {
+        let gp = GovernorPolicy::from_platform(platform, n)?;
+        let sg = gp.sugov()?;
+        let d = &platform.domains[n];
+        Ok(FreqDomainState {
+            name: d.name.clone(),
+            cpus: d.cpus.clone(),
+            sg,
+            sg_cpus: vec![SugovCpu::default(); d.cpus.len()],
+            fref_khz: d.capacity_freq_ref_khz,
+            power_uw: d
+                .opps
+                .iter()
+                .map(|o| (o.khz as u32, o.power_uw.unwrap_or(0))) // validated to fit by GovernorPolicy
+                .collect(),
+            env: SugovEnv {
+                tick_nsec,
+                uclamp_used,
+                freq_invariant: true,
+                arch_freq_ref: d.capacity_freq_ref_khz,
+            },
+            residency: BTreeMap::new(),
+            since: 0,
+        })
+    }
+
+    /// The running frequency (kHz).
+    pub fn cur(&self) -> u32 {
+        self.sg.policy.cur
+    }
+
+    /// `cpufreq_update_util()` from the CPU at position `pos` with every CPU's rq view;
+    /// returns the new frequency when the driver switched.
+    pub fn update(
+        &mut self,
+        pos: usize,
+        rqs: &[SugovRq],
+        profile: &Profile,
+        now: u64,
+    ) -> Option<u32> {
+        let before = self.sg.policy.cur;
+        if self.cpus.len() == 1 {
+            let (rq, sg_cpu) = (rqs.first()?, self.sg_cpus.first_mut()?);
+            sugov_update_single_freq(&mut self.sg, sg_cpu, rq, &self.env, profile, now, 0)?;
+        } else {
+            sugov_update_shared(&mut self.sg, &mut self.sg_cpus, rqs, pos, &self.env, now, 0)?;
+        }
+        let after = self.sg.policy.cur;
+        if after == before {
+            return None;
+        }
+        *self.residency.entry(before).or_default() += now - self.since;
+        self.since = now;
+        Some(after)
+    }
+
+    /// Closes the residency at `now`.
+    pub fn finish(&mut self, now: u64) {
+        *self.residency.entry(self.sg.policy.cur).or_default() += now.saturating_sub(self.since);
+        self.since = now;
+    }
+}
+
+/// One CPU's cpuidle driver, device and governor.
+#[derive(Debug, Clone)]
+pub struct CpuIdle {
+    /// The state table.
+    pub drv: CpuidleDriver,
+    /// Usage, residency and misses per state.
+    pub dev: CpuidleDevice,
+    /// teo or menu.
+    pub gov: Governor,
+    /// Power per state (µW), 0 where not given.
+    pub power_uw: Vec<u64>,
+}
+
+impl CpuIdle {
+    /// The idle states of `cpu`; `None` when the platform gives it none.
+    pub fn new(platform: &Platform, cpu: usize, capacity: u64, profile: &Profile) -> Option<Self> {
+        let table: Vec<CpuidleState> = crate::idle::platform_states(platform, cpu)
+            .iter()
+            .map(|s| s.state)
+            .collect();
+        let drv = CpuidleDriver::new(&table).filter(|d| d.state_count() > 0)?;
+        Some(CpuIdle {
+            drv,
+            dev: CpuidleDevice::default(),
+            gov: Governor::enable(profile.idle_governor, capacity),
+            power_uw: platform
+                .idle_states_of(cpu)
+                .iter()
+                .map(|s| s.power_uw.unwrap_or(0))
+                .collect(),
+        })
+    }
+
+    /// The governor's `select`.
+    pub fn select(&mut self, env: &SelectEnv) -> Selection {
+        self.gov.select(&self.drv, &mut self.dev, env)
+    }
+
+    /// Exit latency of state `idx` (ns).
+    pub fn exit_latency_ns(&self, idx: usize) -> u64 {
+        u64::try_from(self.drv.exit_latency_ns(idx)).unwrap_or(0)
+    }
+
+    /// The stay in `idx` from `since` ended at `now` (by a wake-up or the tick): the
+    /// statistics of `cpuidle_enter_state()` (residency includes the exit latency) and
+    /// the governor's `reflect`.
+    pub fn exit(&mut self, idx: usize, since: u64, now: u64, got_tick: bool, tick_nsec: i64) {
+        let residency = (now - since).saturating_add(self.exit_latency_ns(idx));
+        let exit = IdleExit {
+            last_residency_ns: i64::try_from(residency).unwrap_or(i64::MAX),
+            poll_time_limit: false,
+            got_tick,
+            reflect_now_ns: since.saturating_add(residency),
+        };
+        cpuidle_enter_and_reflect(
+            &self.drv,
+            &mut self.dev,
+            &mut self.gov,
+            idx,
+            tick_nsec,
+            &exit,
+        );
+    }
+}

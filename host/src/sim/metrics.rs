@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! What a simulation measures, and its readable forms.
+//!
+//! Everything is accumulated in integers (ns, µW·ns) and converted to seconds, joules and
+//! percentages only in [`Metrics`]. Definitions:
+//! * `ou_pct`: time the root domain's `overutilized` flag was set / simulated time;
+//!   `ou_triggers`: its 0 → 1 transitions (always 0 when EAS is off: the flag is unused);
+//! * `task_cpu_residency_s`: per task, running time on each CPU;
+//! * `freq_residency_s`: per frequency domain, time at each frequency (kHz);
+//! * `idle_residency_s`, `idle_usage`, `idle_miss_above`, `idle_miss_below`: per CPU and
+//!   idle state, cpuidle's own statistics (residency includes the exit latency, as
+//!   `cpuidle_enter_state()` counts it; a stay still open at the end is closed there);
+//! * `wakeup_latency_us`: activation (enqueue) to first run, including the idle state's
+//!   exit latency; nearest-rank percentiles;
+//! * `deadline_misses`: per task, timer activations reached after their expiry (the
+//!   period's work was not done before the next activation);
+//! * `work_done_ms`: per task, work in ms at capacity 1024 and the reference frequency;
+//! * `task_util_avg_end`: per task, its PELT `util_avg` when the simulation ends;
+//! * `energy_j`: busy CPUs at their OPP's power, idle CPUs at their idle state's power
+//!   (0 where the platform gives none);
+//! * `eas_energy_estimate`: the Energy Model's view: at each tick, `em_cpu_energy()` of
+//!   every performance domain with its current utilization (cost × sum_util, i.e.
+//!   10 × µW) held until the next tick, in J.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::engine::SimConfig;
+use super::governors::{CpuIdle, FreqDomainState};
+use crate::platform::Platform;
+
+/// Wake-up latency percentiles (µs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Latency {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+}
+
+/// The result of one simulation (the `--json` object).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Platform name.
+    pub platform: String,
+    /// Profile name.
+    pub profile: String,
+    /// Recorded seed.
+    pub seed: u64,
+    /// Percentage of time overutilized.
+    pub ou_pct: f64,
+    /// 0 → 1 transitions of overutilized.
+    pub ou_triggers: u64,
+    /// {task: [s per cpu]}.
+    pub task_cpu_residency_s: BTreeMap<String, Vec<f64>>,
+    /// {domain: {khz: s}}.
+    pub freq_residency_s: BTreeMap<String, BTreeMap<u32, f64>>,
+    /// {cpu: [s per state]}.
+    pub idle_residency_s: BTreeMap<usize, Vec<f64>>,
+    /// {cpu: [entries per state]}.
+    pub idle_usage: BTreeMap<usize, Vec<u64>>,
+    /// {cpu: [too-deep entries per state]}.
+    pub idle_miss_above: BTreeMap<usize, Vec<u64>>,
+    /// {cpu: [too-shallow entries per state]}.
+    pub idle_miss_below: BTreeMap<usize, Vec<u64>>,
+    /// Number of wake-ups measured.
+    pub wakeups: u64,
+    /// Percentiles (µs).
+    pub wakeup_latency_us: Latency,
+    /// {task: misses}.
+    pub deadline_misses: BTreeMap<String, u64>,
+    /// {task: ms}.
+    pub work_done_ms: BTreeMap<String, f64>,
+    /// {task: `util_avg` at the end}.
+    pub task_util_avg_end: BTreeMap<String, u64>,
+    /// Platform energy (J).
+    pub energy_j: f64,
+    /// EM estimate (J).
+    pub eas_energy_estimate: f64,
+    /// Simulated time (s).
+    pub duration_s: f64,
+}
+
+/// Integer accumulators the engine feeds.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    platform: String,
+    profile: String,
+    seed: u64,
+    names: Vec<String>,
+    residency: Vec<Vec<u64>>,
+    work: Vec<u64>,
+    misses: Vec<u64>,
+    latencies: Vec<u64>,
+    energy_uw_ns: u128,
+    est_acc: u128,
+    est_last: (u64, u128),
+    ou_since: Option<u64>,
+    ou_ns: u64,
+    ou_triggers: u64,
+}
+
+fn s(ns: u64) -> f64 {
+    round6(ns as f64 / 1e9)
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+impl Recorder {
+    /// Empty accumulators for `names` tasks on `platform`.
+    pub fn new(platform: &Platform, names: &[String], cfg: &SimConfig) -> Self {
+        Recorder {
+            platform: platform.name.clone(),
+            profile: String::new(),
+            seed: cfg.seed,
+            names: names.to_vec(),
+            residency: vec![vec![0; platform.nr_cpus()]; names.len()],
+            work: vec![0; names.len()],
+            misses: vec![0; names.len()],
+            latencies: Vec::new(),
+            energy_uw_ns: 0,
+            est_acc: 0,
+            est_last: (0, 0),
+            ou_since: None,
+            ou_ns: 0,
+            ou_triggers: 0,
+        }
+    }
+
+    /// Names the profile in the report.
+    pub fn set_profile(&mut self, name: &str) {
+        self.profile = name.to_string();
+    }
+
+    /// `power_uw` drawn for `dt` ns.
+    pub fn energy(&mut self, power_uw: u64, dt: u64) {
+        self.energy_uw_ns += u128::from(power_uw) * u128::from(dt);
+    }
+
+    /// Task `t` ran `dt` ns on `cpu`.
+    pub fn task_on_cpu(&mut self, t: usize, cpu: usize, dt: u64) {
+        if let Some(v) = self.residency.get_mut(t).and_then(|r| r.get_mut(cpu)) {
+            *v += dt;
+        }
+    }
+
+    /// Task `t` did `work` ns of reference work.
+    pub fn work(&mut self, t: usize, work: u64) {
+        if let Some(w) = self.work.get_mut(t) {
+            *w += work;
+        }
+    }
+
+    /// Task `t` missed a deadline.
+    pub fn deadline_miss(&mut self, t: usize) {
+        if let Some(m) = self.misses.get_mut(t) {
+            *m += 1;
+        }
+    }
+
+    /// One wake-up latency (ns).
+    pub fn latency(&mut self, ns: u64) {
+        self.latencies.push(ns);
+    }
+
+    /// The overutilized flag at `now`.
+    pub fn set_ou(&mut self, now: u64, on: bool) {
+        match (self.ou_since, on) {
+            (None, true) => {
+                self.ou_since = Some(now);
+                self.ou_triggers += 1;
+            }
+            (Some(since), false) => {
+                self.ou_ns += now - since;
+                self.ou_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// The EM estimate (cost × util) from `now` on.
+    pub fn eas_estimate(&mut self, now: u64, units: u128) {
+        let (last, prev) = self.est_last;
+        self.est_acc += prev * u128::from(now - last);
+        self.est_last = (now, units);
+    }
+
+    /// The report at `now` (the end).
+    pub fn finish(
+        mut self,
+        now: u64,
+        doms: &[FreqDomainState],
+        idle: &[Option<CpuIdle>],
+    ) -> Metrics {
+        self.eas_estimate(now, 0);
+        let on = self.ou_since.is_some();
+        self.set_ou(now, false);
+        if on {
+            // Closing the interval is not a transition.
+            self.ou_since = None;
+        }
+        let mut lat = self.latencies.clone();
+        lat.sort_unstable();
+        let pct = |p: u64| -> f64 {
+            if lat.is_empty() {
+                return 0.0;
+            }
+            // nearest rank: ceil(p/1000 × n) - 1
+            let n = lat.len() as u64;
+            let rank = (p * n).div_ceil(1000).max(1) - 1;
+            round6(lat[rank as usize] as f64 / 1e3)
+        };
+        let per_state = |f: &dyn Fn(&CpuIdle, usize) -> u64| -> BTreeMap<usize, Vec<u64>> {
+            idle.iter()
+                .enumerate()
+                .filter_map(|(c, ci)| {
+                    ci.as_ref()
+                        .map(|ci| (c, (0..ci.drv.state_count()).map(|i| f(ci, i)).collect()))
+                })
+                .collect()
+        };
+        let usage = |ci: &CpuIdle, i: usize| ci.dev.states_usage[i].usage;
+        let above = |ci: &CpuIdle, i: usize| ci.dev.states_usage[i].above;
+        let below = |ci: &CpuIdle, i: usize| ci.dev.states_usage[i].below;
+        let time = |ci: &CpuIdle, i: usize| ci.dev.states_usage[i].time_ns;
+        Metrics {
+            platform: self.platform,
+            profile: self.profile,
+            seed: self.seed,
+            ou_pct: if now == 0 {
+                0.0
+            } else {
+                round6(self.ou_ns as f64 * 100.0 / now as f64)
+            },
+            ou_triggers: self.ou_triggers,
+            task_cpu_residency_s: self
+                .names
+                .iter()
+                .zip(&self.residency)
+                .map(|(n, r)| (n.clone(), r.iter().map(|&ns| s(ns)).collect()))
+                .collect(),
+            freq_residency_s: doms
+                .iter()
+                .map(|d| {
+                    (
+                        d.name.clone(),
+                        d.residency
+                            .iter()
+                            .filter(|(_, &ns)| ns > 0)
+                            .map(|(&k, &ns)| (k, s(ns)))
+                            .collect(),
+                    )
+                })
+                .collect(),
+            idle_residency_s: per_state(&time)
+                .into_iter()
+                .map(|(c, v)| (c, v.into_iter().map(s).collect()))
+                .collect(),
+            idle_usage: per_state(&usage),
+            idle_miss_above: per_state(&above),
+            idle_miss_below: per_state(&below),
+            wakeups: lat.len() as u64,
+            wakeup_latency_us: Latency {
+                p50: pct(500),
+                p90: pct(900),
+                p99: pct(990),
+                p999: pct(999),
+            },
+            deadline_misses: self.names.iter().cloned().zip(self.misses).collect(),
+            work_done_ms: self
+                .names
+                .iter()
+                .cloned()
+                .zip(self.work.iter().map(|&w| round6(w as f64 / 1e6)))
+                .collect(),
+            task_util_avg_end: BTreeMap::new(),
+            energy_j: round6(self.energy_uw_ns as f64 / 1e15),
+            eas_energy_estimate: round6(self.est_acc as f64 / 10.0 / 1e15),
+            duration_s: s(now),
+        }
+    }
+}
+
+impl Metrics {
+    /// Total idle misses (above, below).
+    pub fn idle_misses(&self) -> (u64, u64) {
+        let sum = |m: &BTreeMap<usize, Vec<u64>>| m.values().flatten().sum::<u64>();
+        (sum(&self.idle_miss_above), sum(&self.idle_miss_below))
+    }
+
+    /// The readable report.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "platform {}  profile {}  duration {} s  seed {}",
+            self.platform, self.profile, self.duration_s, self.seed
+        );
+        let _ = writeln!(
+            o,
+            "overutilized {:.2} % of the time, {} triggers",
+            self.ou_pct, self.ou_triggers
+        );
+        let _ = writeln!(
+            o,
+            "energy {:.6} J (EM estimate {:.6} J)",
+            self.energy_j, self.eas_energy_estimate
+        );
+        let l = &self.wakeup_latency_us;
+        let _ = writeln!(
+            o,
+            "wake-up latency ({} wake-ups) us: p50 {:.3}  p90 {:.3}  p99 {:.3}  p99.9 {:.3}",
+            self.wakeups, l.p50, l.p90, l.p99, l.p999
+        );
+        let ncpu = self
+            .task_cpu_residency_s
+            .values()
+            .next()
+            .map_or(0, Vec::len);
+        let _ = write!(o, "\n{:<16} {:>12} {:>7}", "task", "work_ms", "misses");
+        for c in 0..ncpu {
+            let _ = write!(o, " {:>8}", format!("cpu{c}_s"));
+        }
+        o.push('\n');
+        for (name, res) in &self.task_cpu_residency_s {
+            let _ = write!(
+                o,
+                "{:<16} {:>12.3} {:>7}",
+                name,
+                self.work_done_ms.get(name).copied().unwrap_or(0.0),
+                self.deadline_misses.get(name).copied().unwrap_or(0)
+            );
+            for r in res {
+                let _ = write!(o, " {r:>8.3}");
+            }
+            o.push('\n');
+        }
+        let _ = writeln!(o, "\nfrequency residency (s)");
+        for (d, res) in &self.freq_residency_s {
+            let cells: Vec<String> = res.iter().map(|(k, v)| format!("{k} kHz {v:.3}")).collect();
+            let _ = writeln!(o, "  {d}: {}", cells.join(", "));
+        }
+        if !self.idle_residency_s.is_empty() {
+            let _ = writeln!(
+                o,
+                "\nidle states per cpu: residency s / usage / above / below"
+            );
+            for (c, res) in &self.idle_residency_s {
+                let cells: Vec<String> = res
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let g = |m: &BTreeMap<usize, Vec<u64>>| {
+                            m.get(c).and_then(|v| v.get(i)).copied().unwrap_or(0)
+                        };
+                        format!(
+                            "[{i}] {r:.3}/{}/{}/{}",
+                            g(&self.idle_usage),
+                            g(&self.idle_miss_above),
+                            g(&self.idle_miss_below)
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(o, "  cpu{c}: {}", cells.join("  "));
+            }
+        }
+        o
+    }
+}
+
+fn change(a: f64, b: f64) -> String {
+    if a == 0.0 {
+        if b == 0.0 {
+            "0.0%".into()
+        } else {
+            "n/a".into()
+        }
+    } else {
+        format!("{:+.1}%", (b - a) * 100.0 / a)
+    }
+}
+
+/// Base and patch side by side with the change in %.
+pub fn render_compare(base: &Metrics, patch: &Metrics) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "platform {}  duration {} s",
+        base.platform, base.duration_s
+    );
+    let _ = writeln!(
+        o,
+        "{:<28} {:>14} {:>14} {:>9}",
+        "metric", base.profile, patch.profile, "change"
+    );
+    let mut row = |name: &str, a: f64, b: f64| {
+        let _ = writeln!(o, "{name:<28} {a:>14.3} {b:>14.3} {:>9}", change(a, b));
+    };
+    row("ou_pct", base.ou_pct, patch.ou_pct);
+    row(
+        "ou_triggers",
+        base.ou_triggers as f64,
+        patch.ou_triggers as f64,
+    );
+    row("energy_j", base.energy_j, patch.energy_j);
+    row(
+        "eas_energy_estimate_j",
+        base.eas_energy_estimate,
+        patch.eas_energy_estimate,
+    );
+    let (la, lb) = (&base.wakeup_latency_us, &patch.wakeup_latency_us);
+    row("wakeup_latency_p50_us", la.p50, lb.p50);
+    row("wakeup_latency_p90_us", la.p90, lb.p90);
+    row("wakeup_latency_p99_us", la.p99, lb.p99);
+    row("wakeup_latency_p99.9_us", la.p999, lb.p999);
+    let ((aa, ab), (ba, bb)) = (base.idle_misses(), patch.idle_misses());
+    row("idle_miss_above", aa as f64, ba as f64);
+    row("idle_miss_below", ab as f64, bb as f64);
+    for (name, &a) in &base.deadline_misses {
+        let b = patch.deadline_misses.get(name).copied().unwrap_or(0);
+        row(&format!("{name} misses"), a as f64, b as f64);
+    }
+    for (name, &a) in &base.work_done_ms {
+        let b = patch.work_done_ms.get(name).copied().unwrap_or(0.0);
+        row(&format!("{name} work_ms"), a, b);
+    }
+    o
+}

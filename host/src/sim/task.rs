@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! A simulated task: its kernel-side state (weight, PELT signal, uclamp, affinity,
+//! vruntime) and where it is in its program, with the program walk (steps, phase and
+//! task loops, timers, phase attributes).
+
+use schedmath::pelt::SchedAvg;
+use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
+
+use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
+use super::rq::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
+
+/// `CONFIG_UCLAMP_BUCKETS_COUNT` default.
+pub const UCLAMP_BUCKETS: u32 = 5;
+
+/// Where a task is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TState {
+    /// Not started yet (first activation pending).
+    New,
+    /// Blocked until `wake_at`.
+    Sleeping,
+    /// Queued or running.
+    Runnable,
+    /// Its program ended.
+    Finished,
+}
+
+/// What the program wants next.
+pub enum StepOutcome {
+    /// Work to do (`remaining` set).
+    Run,
+    /// Sleep until this time.
+    Sleep(u64),
+    /// The program ended.
+    Finished,
+}
+
+/// One task (fields named after what the kernel keeps; `spec` is the program).
+pub struct Task {
+    /// The program and start attributes.
+    pub spec: SimTask,
+    /// Current policy.
+    pub policy: SchedPolicy,
+    /// Current nice.
+    pub nice: i32,
+    /// Requested uclamp min (`None`: not set).
+    pub uc_min: Option<u32>,
+    /// Requested uclamp max.
+    pub uc_max: Option<u32>,
+    /// `se.load.weight` unscaled (`sched_prio_to_weight[]`, 3 for SCHED_IDLE).
+    pub weight: u64,
+    /// `p->se.avg`.
+    pub avg: SchedAvg,
+    /// `p->uclamp_req[]` / `p->uclamp[]`.
+    pub uclamp: UclampTask,
+    /// `p->cpus_mask`, sorted.
+    pub allowed: Vec<usize>,
+    /// A phase started with attributes not applied yet.
+    pub attrs_pending: bool,
+    /// `task_cpu(p)`.
+    pub cpu: usize,
+    /// Life state.
+    pub state: TState,
+    /// Fair-class virtual runtime (ns, weighted).
+    pub vruntime: u64,
+    /// `se.exec_start`: last vruntime update.
+    pub exec_start: u64,
+    /// When it was last picked (slice preemption).
+    pub slice_start: u64,
+    /// Current phase.
+    pub phase: usize,
+    /// Loops of the current phase done.
+    pub phase_loops: u64,
+    /// Current step in the phase.
+    pub step: usize,
+    /// Whole-program loops done.
+    pub loops_done: u64,
+    /// Work (ns at 1024 and f_ref) or wall ns left in the current step.
+    pub remaining: u64,
+    /// The current step is `runtime` (wall time), not `run`.
+    pub wall_step: bool,
+    /// The program ends when the current sleep ends.
+    pub finish_after_sleep: bool,
+    /// Last timer expiry (ns).
+    pub timer_next: u64,
+    /// Pending activation time while sleeping (or before the first start).
+    pub wake_at: Option<u64>,
+    /// Activation time awaiting the first run (wake-up latency).
+    pub woke_at: Option<u64>,
+}
+
+impl Task {
+    pub fn is_fair(&self) -> bool {
+        self.policy.rt_prio().is_none()
+    }
+
+    /// Applies a phase's attributes (the task is off its runqueue) and recomputes the
+    /// weight and the uclamp requests (RT tasks default to uclamp_min 1024).
+    pub fn apply(&mut self, a: &PhaseAttrs, n: usize) {
+        if let Some(p) = a.policy {
+            self.policy = p;
+        }
+        if let Some(nice) = a.nice {
+            self.nice = nice;
+        }
+        if let Some(c) = &a.cpus {
+            // validated when the engine was built
+            self.allowed = allowed_cpus(Some(c), n).unwrap_or_else(|_| (0..n).collect());
+        }
+        self.uc_min = a.uclamp_min.or(self.uc_min);
+        self.uc_max = a.uclamp_max.or(self.uc_max);
+        self.weight = match self.policy {
+            SchedPolicy::Idle => WEIGHT_IDLEPRIO,
+            _ => SCHED_PRIO_TO_WEIGHT[(self.nice.clamp(-20, 19) + 20) as usize], // clamped
+        };
+        let rt_default = if self.is_fair() { 0 } else { 1024 };
+        self.uclamp.uclamp_req[UclampId::Min as usize] = uclamp_se_set(
+            self.uc_min.unwrap_or(rt_default),
+            self.uc_min.is_some(),
+            UCLAMP_BUCKETS,
+        );
+        self.uclamp.uclamp_req[UclampId::Max as usize] = uclamp_se_set(
+            self.uc_max.unwrap_or(1024),
+            self.uc_max.is_some(),
+            UCLAMP_BUCKETS,
+        );
+    }
+
+    /// Moves to the next step (phase loops, then phases, then task loops); false when the
+    /// program ends. Entering a phase with attributes marks them pending.
+    pub fn next_step(&mut self) -> bool {
+        self.step += 1;
+        let phase = &self.spec.phases[self.phase];
+        if self.step < phase.steps.len() {
+            return true;
+        }
+        self.step = 0;
+        self.phase_loops += 1;
+        if self.phase_loops < phase.loops {
+            return true;
+        }
+        self.phase_loops = 0;
+        self.phase += 1;
+        if self.phase >= self.spec.phases.len() {
+            self.phase = 0;
+            self.loops_done += 1;
+            if self.spec.loops.is_some_and(|l| self.loops_done >= l) {
+                return false;
+            }
+        }
+        if self.spec.phases.len() > 1 {
+            self.attrs_pending |= !self.spec.phases[self.phase].attrs.is_empty();
+        }
+        true
+    }
+
+    /// Walks the program at `now` from the current step until the task must run, sleep
+    /// or end; returns that and the number of timer expiries found already passed
+    /// (deadline misses).
+    pub fn walk(&mut self, now: u64) -> (StepOutcome, u64) {
+        let len: usize = self.spec.phases.iter().map(|p| p.steps.len()).sum();
+        let mut misses = 0;
+        for _ in 0..(2 * len + 2) {
+            let step = self.spec.phases[self.phase].steps[self.step];
+            let mut sleep_until = None;
+            match step {
+                Step::Run(w) | Step::Runtime(w) if w > 0 => {
+                    self.remaining = w;
+                    self.wall_step = matches!(step, Step::Runtime(_));
+                    return (StepOutcome::Run, misses);
+                }
+                Step::Sleep(ns) if ns > 0 => sleep_until = Some(now.saturating_add(ns)),
+                Step::Timer {
+                    period_ns,
+                    absolute,
+                } => {
+                    let next = self.timer_next.saturating_add(period_ns);
+                    if next >= now {
+                        self.timer_next = next;
+                        sleep_until = (next > now).then_some(next);
+                    } else {
+                        misses += 1;
+                        self.timer_next = if absolute { next } else { now };
+                    }
+                }
+                _ => {}
+            }
+            let more = self.next_step();
+            if let Some(until) = sleep_until {
+                self.finish_after_sleep = !more;
+                return (StepOutcome::Sleep(until), misses);
+            }
+            if !more {
+                return (StepOutcome::Finished, misses);
+            }
+        }
+        // Two whole passes took no time: the program cannot advance the clock.
+        (StepOutcome::Finished, misses)
+    }
+}
+
+/// The sorted, distinct allowed CPUs (`None`: all `n`).
+pub fn allowed_cpus(cpus: Option<&[usize]>, n: usize) -> Result<Vec<usize>, String> {
+    let Some(c) = cpus else {
+        return Ok((0..n).collect());
+    };
+    let mut c = c.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    if let Some(bad) = c.iter().find(|&&x| x >= n) {
+        return Err(format!(
+            "cpu {bad} does not exist (the platform has {n} CPUs)"
+        ));
+    }
+    if c.is_empty() {
+        return Err("empty cpus".into());
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::program::SimPhase;
+
+    fn task(phases: Vec<SimPhase>, loops: Option<u64>) -> Task {
+        let mut spec = SimTask::periodic("t", 0, 1, loops);
+        spec.phases = phases;
+        Task {
+            spec,
+            policy: SchedPolicy::Normal,
+            nice: 0,
+            uc_min: None,
+            uc_max: None,
+            weight: 1024,
+            avg: SchedAvg::default(),
+            uclamp: UclampTask::default(),
+            allowed: vec![0],
+            attrs_pending: false,
+            cpu: 0,
+            state: TState::New,
+            vruntime: 0,
+            exec_start: 0,
+            slice_start: 0,
+            phase: 0,
+            phase_loops: 0,
+            step: 0,
+            loops_done: 0,
+            remaining: 0,
+            wall_step: false,
+            finish_after_sleep: false,
+            timer_next: 0,
+            wake_at: None,
+            woke_at: None,
+        }
+    }
+
+    fn timer(absolute: bool) -> SimPhase {
+        SimPhase {
+            attrs: PhaseAttrs::default(),
+            loops: 1,
+            steps: vec![
+                Step::Run(5),
+                Step::Timer {
+                    period_ns: 10,
+                    absolute,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn late_relative_timer_rebases_absolute_keeps_its_grid() {
+        for absolute in [false, true] {
+            let mut t = task(vec![timer(absolute)], None);
+            assert!(matches!(t.walk(0), (StepOutcome::Run, 0)));
+            // The run ended at 25, after the expiry at 10: one miss, no sleep.
+            assert!(t.next_step());
+            assert!(matches!(t.walk(25), (StepOutcome::Run, 1)));
+            assert_eq!(t.timer_next, if absolute { 10 } else { 25 });
+            // The next run ends at 26. Relative: expiry 35, sleep. Absolute: expiry 20
+            // has passed too, another miss and no sleep (misses cascade on the grid).
+            assert!(t.next_step());
+            let got = t.walk(26);
+            if absolute {
+                assert!(matches!(got, (StepOutcome::Run, 1)));
+                assert_eq!(t.timer_next, 20);
+            } else {
+                assert!(matches!(got, (StepOutcome::Sleep(35), 0)));
+            }
+        }
+    }
+
+    #[test]
+    fn timer_exactly_on_time_is_no_miss_and_no_sleep() {
+        let mut t = task(vec![timer(false)], None);
+        t.walk(0);
+        assert!(t.next_step());
+        assert!(matches!(t.walk(10), (StepOutcome::Run, 0)));
+        assert_eq!(t.timer_next, 10);
+    }
+
+    #[test]
+    fn phases_loop_then_the_task_loops_then_ends() {
+        let p = |loops, cpu| SimPhase {
+            attrs: PhaseAttrs {
+                cpus: Some(vec![cpu]),
+                ..PhaseAttrs::default()
+            },
+            loops,
+            steps: vec![Step::Run(1)],
+        };
+        let mut t = task(vec![p(2, 0), p(1, 1)], Some(2));
+        let mut seen = vec![(t.phase, t.attrs_pending)];
+        while t.next_step() {
+            seen.push((t.phase, std::mem::take(&mut t.attrs_pending)));
+        }
+        // phase 0 twice, phase 1 once (attrs pending on entry), twice over.
+        assert_eq!(
+            seen,
+            vec![
+                (0, false),
+                (0, false),
+                (1, true),
+                (0, true),
+                (0, false),
+                (1, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_program_that_takes_no_time_ends() {
+        let zero = SimPhase {
+            attrs: PhaseAttrs::default(),
+            loops: 1,
+            steps: vec![Step::Run(0), Step::Sleep(0)],
+        };
+        let mut t = task(vec![zero], None);
+        assert!(matches!(t.walk(0), (StepOutcome::Finished, 0)));
+    }
+}
