@@ -369,6 +369,12 @@ fn exercise_pelt() {
     bb(pelt::update_load_sum(a, &mut sa, b, c, run, t));
     bb(pelt::get_pelt_divider(&sa, t));
     pelt::sync_load_avg(&mut sa, a, t);
+    let mut cfs: SchedAvg = bb(SchedAvg::default());
+    pelt::init_entity_runnable_average(&mut sa, a);
+    pelt::post_init_entity_util_avg(&mut sa, &cfs, b, c);
+    pelt::attach_entity_load_avg(&mut cfs, &mut sa, a, t);
+    pelt::detach_entity_load_avg(&mut cfs, &sa, a, t);
+    bb(&cfs);
     let se: SchedEntityPelt = bb(SchedEntityPelt {
         load_weight: a,
         on_rq: bb(true),
