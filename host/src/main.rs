@@ -247,7 +247,7 @@ struct CompareArgs {
 }
 
 fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
-    use schedmath_host::sim::{simulate, tasks_from_workload, SimConfig};
+    use schedmath_host::sim::{simulate_with_progress, tasks_from_workload, SimConfig};
     let platform = schedmath_host::platform::Platform::load(&c.platform)?;
     let w = schedmath_host::workload::Workload::load(&c.workload)?;
     w.validate(platform.nr_cpus())?;
@@ -264,8 +264,32 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
     };
     names
         .iter()
-        .map(|n| Ok(simulate(&platform, &tasks, &profile(n)?, &cfg)?))
+        .map(|n| {
+            let p = profile(n)?;
+            let bar = progress_bar(n, duration_ns);
+            let mut tick = |now: u64| bar.set_position(now / 1_000_000);
+            let m = simulate_with_progress(&platform, &tasks, &p, &cfg, &mut tick)?;
+            bar.finish_and_clear();
+            Ok(m)
+        })
         .collect()
+}
+
+/// A progress bar over simulated milliseconds, drawn only when stderr is a terminal
+/// (hidden when piped, so captured output never changes).
+fn progress_bar(profile: &str, duration_ns: u64) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(duration_ns / 1_000_000);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:40}] {pos}/{len} simulated ms ({elapsed}, eta {eta})",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(profile.to_string());
+    bar
 }
 
 fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {

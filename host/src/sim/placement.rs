@@ -9,20 +9,25 @@
 //! * Otherwise [`select_idle_cpu`]: the previous CPU when idle and fitting; on asymmetric
 //!   capacities `select_idle_capacity()` (first idle CPU that fits from the previous one,
 //!   else the idle CPU with the largest capacity); on symmetric ones the first idle CPU
-//!   from the previous one; else the previous CPU.
+//!   from the previous one; else the previous CPU. What "idle" means is the one point
+//!   where the `sched_idle_select` profiles differ (VARIANTS.md §3): base takes a CPU
+//!   running only SCHED_IDLE tasks (`sched_idle_cpu()`) as good as an idle one; the
+//!   `sis-idle-first` patch searches truly idle CPUs first and falls back to SCHED_IDLE
+//!   CPUs only when none is idle.
 //! * First activation (fork): [`find_idlest_cpu`], the allowed CPU with the fewest
 //!   runnable tasks (lowest number on ties), as the slow path does without EAS.
 //!
 //! Simplifications: no sync wake-ups, no wake_affine, no LLC domains (all CPUs share one),
-//! the task's clamps are applied only on the destination CPU's estimate, SCHED_IDLE CPUs
-//! count as idle in the fast path (both `sched_idle_select` profiles; the slow path where
-//! they differ is only used at fork here).
+//! the task's clamps are applied only on the destination CPU's estimate; the patch's
+//! "least loaded" preference among SCHED_IDLE CPUs is the first one in scan order (they
+//! all run only weight-3 tasks a waking fair task preempts).
 
 use schedmath::capacity::{
     cpu_util, effective_cpu_util, get_actual_cpu_capacity, task_util_est, util_fits_cpu,
     CpuCapacity, CpuUtilRq, EffectiveUtilInput, TaskUtil,
 };
 use schedmath::energy::{em_cpu_energy, EmPerfDomain};
+use schedmath::profile::SchedIdleSelect;
 use schedmath::schedutil::sugov_effective_cpu_perf;
 
 /// What selection reads about one CPU.
@@ -38,8 +43,10 @@ pub struct CpuView {
     pub uclamp_min: u64,
     /// See `uclamp_min`.
     pub uclamp_max: u64,
-    /// `available_idle_cpu() || sched_idle_cpu()`.
+    /// `available_idle_cpu()`: nothing runnable.
     pub idle: bool,
+    /// `sched_idle_cpu()`: only SCHED_IDLE tasks runnable.
+    pub sched_idle: bool,
     /// `nr_running`.
     pub nr_running: u32,
 }
@@ -195,36 +202,56 @@ fn wrap_from<'a>(allowed: &'a [usize], from: usize) -> impl Iterator<Item = usiz
 }
 
 /// The fast path: previous CPU if idle and fitting, else `select_idle_capacity()` (asym)
-/// or the first idle CPU, else the previous CPU (or the first allowed one).
+/// or the first idle CPU, else the previous CPU (or the first allowed one). `sel` says
+/// whether a SCHED_IDLE-only CPU counts as idle (base) or only after every truly idle
+/// one (`sis-idle-first`).
 pub fn select_idle_cpu(
     cpus: &[CpuView],
     p: &TaskView,
     prev: usize,
     asym: bool,
     uclamp_used: bool,
+    sel: SchedIdleSelect,
 ) -> usize {
+    let fallback = if p.allowed.contains(&prev) {
+        prev
+    } else {
+        p.allowed.first().copied().unwrap_or(prev)
+    };
+    let search =
+        |pred: &dyn Fn(&CpuView) -> bool| search_idle_cpu(cpus, p, prev, asym, uclamp_used, pred);
+    let found = match sel {
+        SchedIdleSelect::SchedIdleAsIdle => search(&|v| v.idle || v.sched_idle),
+        SchedIdleSelect::IdleFirst => search(&|v| v.idle).or_else(|| search(&|v| v.sched_idle)),
+    };
+    found.unwrap_or(fallback)
+}
+
+/// One idle search with `idle` as the idle test: `None` when no allowed CPU passes it.
+fn search_idle_cpu(
+    cpus: &[CpuView],
+    p: &TaskView,
+    prev: usize,
+    asym: bool,
+    uclamp_used: bool,
+    idle: &dyn Fn(&CpuView) -> bool,
+) -> Option<usize> {
     let util = p.util_est();
     let fits = |c: usize| {
         cpus.get(c).map_or(0, |v| {
             util_fits_cpu(util, p.uclamp_min, p.uclamp_max, uclamp_used, &v.capacity)
         })
     };
-    let idle = |c: usize| cpus.get(c).is_some_and(|v| v.idle);
-    let prev_ok = p.allowed.contains(&prev);
-    if prev_ok && idle(prev) && (!asym || fits(prev) > 0) {
-        return prev;
+    let idle = |c: usize| cpus.get(c).is_some_and(idle);
+    if p.allowed.contains(&prev) && idle(prev) && (!asym || fits(prev) > 0) {
+        return Some(prev);
     }
-    let fallback = if prev_ok {
-        prev
-    } else {
-        p.allowed.first().copied().unwrap_or(prev)
-    };
     if asym {
         let mut best: Option<(u64, usize)> = None;
         for c in wrap_from(p.allowed, prev).filter(|&c| idle(c)) {
             let f = fits(c);
             if f > 0 {
-                return c;
+                return Some(c);
             }
             let Some(v) = cpus.get(c) else { continue };
             let cap = if f < 0 {
@@ -236,11 +263,9 @@ pub fn select_idle_cpu(
                 best = Some((cap, c));
             }
         }
-        return best.map_or(fallback, |(_, c)| c);
+        return best.map(|(_, c)| c);
     }
-    wrap_from(p.allowed, prev)
-        .find(|&c| idle(c))
-        .unwrap_or(fallback)
+    wrap_from(p.allowed, prev).find(|&c| idle(c))
 }
 
 /// The fork path: fewest runnable tasks, lowest CPU number on ties.
@@ -255,6 +280,56 @@ pub fn find_idlest_cpu(cpus: &[CpuView], allowed: &[usize]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn view(idle: bool, sched_idle: bool, nr_running: u32) -> CpuView {
+        let cap = CpuCapacity {
+            capacity_orig: 1024,
+            cpu_capacity: 1024,
+            ..Default::default()
+        };
+        CpuView {
+            util: CpuUtilRq::default(),
+            capacity: cap,
+            util_rt: 0,
+            uclamp_min: 0,
+            uclamp_max: 1024,
+            idle,
+            sched_idle,
+            nr_running,
+        }
+    }
+
+    #[test]
+    fn sched_idle_prev_kept_by_base_left_by_idle_first() {
+        // CPU 1 (prev) runs only SCHED_IDLE tasks, CPU 2 is idle, CPUs 0 and 3 are busy.
+        let cpus = [
+            view(false, false, 1),
+            view(false, true, 1),
+            view(true, false, 0),
+            view(false, false, 2),
+        ];
+        let allowed = [0, 1, 2, 3];
+        let p = TaskView {
+            util: TaskUtil::default(),
+            uclamp_min: 0,
+            uclamp_max: 1024,
+            allowed: &allowed,
+        };
+        for asym in [false, true] {
+            let base = select_idle_cpu(&cpus, &p, 1, asym, false, SchedIdleSelect::SchedIdleAsIdle);
+            let patch = select_idle_cpu(&cpus, &p, 1, asym, false, SchedIdleSelect::IdleFirst);
+            assert_eq!((base, patch), (1, 2), "asym {asym}");
+        }
+        // No idle CPU: the patch falls back to the SCHED_IDLE one, scanning from prev 3.
+        let no_idle = [cpus[0], cpus[1], view(false, false, 1), cpus[3]];
+        let patch = select_idle_cpu(&no_idle, &p, 3, false, false, SchedIdleSelect::IdleFirst);
+        assert_eq!(patch, 1);
+        // Nothing idle of either kind: the previous CPU.
+        let busy = [cpus[0], cpus[0], cpus[0], cpus[3]];
+        for sel in [SchedIdleSelect::SchedIdleAsIdle, SchedIdleSelect::IdleFirst] {
+            assert_eq!(select_idle_cpu(&busy, &p, 3, false, false, sel), 3);
+        }
+    }
 
     #[test]
     fn wrap_starts_at_prev() {

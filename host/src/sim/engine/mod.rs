@@ -57,6 +57,7 @@ use schedmath::pelt::{
     attach_entity_load_avg, detach_entity_load_avg, init_entity_runnable_average,
     post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedAvg, SchedEntityPelt,
 };
+use schedmath::profile::SchedIdleSelect;
 use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq};
 use schedmath::uclamp::{
     uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_se_set, UclampConfig,
@@ -132,8 +133,20 @@ pub fn simulate(
     profile: &Profile,
     cfg: &SimConfig,
 ) -> Result<Metrics, SimError> {
+    simulate_with_progress(platform, tasks, profile, cfg, &mut |_| {})
+}
+
+/// [`simulate`], calling `progress` with the simulated time (ns) at every tick (the CLI's
+/// progress bar; the callback cannot change the run).
+pub fn simulate_with_progress(
+    platform: &Platform,
+    tasks: &[SimTask],
+    profile: &Profile,
+    cfg: &SimConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Metrics, SimError> {
     let mut e = Engine::new(platform, tasks, profile, cfg)?;
-    e.run();
+    e.run(progress);
     Ok(e.finish())
 }
 
@@ -278,14 +291,17 @@ impl<'p> Engine<'p> {
         self.heap.push(Reverse((at, self.seq, ev)));
     }
 
-    fn run(&mut self) {
+    fn run(&mut self, progress: &mut dyn FnMut(u64)) {
         while let Some(Reverse((at, _, ev))) = self.heap.pop() {
             if at > self.end {
                 break;
             }
             self.now = at;
             match ev {
-                Ev::Tick => self.tick(),
+                Ev::Tick => {
+                    progress(at);
+                    self.tick();
+                }
                 Ev::Wake(t) => self.wake(t),
                 Ev::Done { cpu, gen } => self.done(cpu, gen),
             }

@@ -33,7 +33,9 @@ impl Engine<'_> {
         };
         let uclamp_used = self.keys.uclamp_is_used;
         if !self.tasks[t].is_fair() {
-            return select_idle_cpu(&views, &p, prev, false, uclamp_used);
+            // The RT push/pull model is not the fair slow path the profiles differ in.
+            let sel = SchedIdleSelect::SchedIdleAsIdle;
+            return select_idle_cpu(&views, &p, prev, false, uclamp_used, sel);
         }
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
             let pds: Vec<PerfDomain> = self
@@ -46,7 +48,8 @@ impl Engine<'_> {
                 return c;
             }
         }
-        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used)
+        let sel = self.profile.sched_idle_select;
+        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used, sel)
     }
 
     pub(super) fn cpu_views(&self) -> Vec<CpuView> {
@@ -59,7 +62,8 @@ impl Engine<'_> {
                     util_rt: r.rt.util_avg,
                     uclamp_min: self.rq_clamp(c, UclampId::Min),
                     uclamp_max: self.rq_clamp(c, UclampId::Max),
-                    idle: r.is_idle() || r.is_sched_idle(),
+                    idle: r.is_idle(),
+                    sched_idle: r.is_sched_idle(),
                     nr_running: r.nr_running(),
                 }
             })
