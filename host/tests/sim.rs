@@ -541,6 +541,30 @@ fn iorun_raises_the_frequency_through_the_iowait_boost() {
 }
 
 #[test]
+fn suspend_waits_for_resume_and_yield_alternates_equal_tasks() {
+    // A task suspended on its own name runs 1 ms of work per resume; the resumer wakes
+    // it every 10 ms: 100 resumes in 1 s.
+    let m = run_json(
+        r#"{"tasks": {
+            "s": {"cpus": [4], "suspend": "s", "run": 1000},
+            "r": {"cpus": [5], "resume": "s", "timer": {"ref": "t", "period": 10000}}}}"#,
+        1,
+    );
+    assert_eq!(format!("{:.3}", m.work_done_ms["s-0"]), "100.000");
+    // Two always-running tasks on one CPU yielding after every 100 µs of work share it
+    // equally.
+    let m = run_json(
+        r#"{"tasks": {"y": {"instance": 2, "cpus": [0], "run": 100, "yield": ""}}}"#,
+        1,
+    );
+    let (a, b) = (on_cpu_s(&m, "y-0"), on_cpu_s(&m, "y-1"));
+    assert_eq!(
+        (format!("{a:.3}"), format!("{b:.3}")),
+        ("0.500".into(), "0.500".into())
+    );
+}
+
+#[test]
 fn sync_fixture_simulates() {
     // Producer/consumer through a condition, two workers at a barrier, a controller
     // suspended until the producer resumes it, IO and memory work.

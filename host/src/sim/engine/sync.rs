@@ -41,6 +41,14 @@ fn grow<T: Default>(v: &mut Vec<T>, id: u32) {
     }
 }
 
+/// Empties the waiter list `id` (none when out of range), returning its tasks.
+fn take_all<T: Default>(lists: &mut [T], id: u32) -> T {
+    lists
+        .get_mut(id as usize)
+        .map(std::mem::take)
+        .unwrap_or_default()
+}
+
 impl SyncState {
     /// The resources `tasks` refer to, with each barrier's thread count.
     pub(super) fn new(tasks: &[SimTask]) -> Self {
@@ -187,12 +195,7 @@ impl Engine<'_> {
                 false
             }
             Step::Broadcast(c) => {
-                let all = s
-                    .cond_waiters
-                    .get_mut(c as usize)
-                    .map(std::mem::take)
-                    .unwrap_or_default();
-                for (w, m) in all {
+                for (w, m) in take_all(&mut s.cond_waiters, c) {
                     self.reacquire(w, m);
                 }
                 false
@@ -219,12 +222,7 @@ impl Engine<'_> {
                 true
             }
             Step::Resume(n) => {
-                let all = s
-                    .suspended
-                    .get_mut(n as usize)
-                    .map(std::mem::take)
-                    .unwrap_or_default();
-                for w in all {
+                for w in take_all(&mut s.suspended, n) {
                     self.unblock(w);
                 }
                 false
