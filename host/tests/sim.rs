@@ -7,7 +7,7 @@ use std::process::Command;
 
 use schedmath::Profile;
 use schedmath_host::platform::Platform;
-use schedmath_host::sim::{simulate, tasks_from_workload, Metrics, SimConfig, SimTask};
+use schedmath_host::sim::{simulate, tasks_from_workload, Metrics, SimConfig, SimTask, Step};
 use schedmath_host::workload::Workload;
 
 fn root() -> PathBuf {
@@ -281,7 +281,7 @@ fn workload_errors_name_file_line_and_key() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("duration_us"));
-    // An rt-app event the engine has no model for is refused, naming task and event.
+    // rt-app's synchronisation events are simulated: a lock becomes a Lock step.
     let j = dir.path().join("lock.json");
     std::fs::write(
         &j,
@@ -289,10 +289,10 @@ fn workload_errors_name_file_line_and_key() {
     )
     .unwrap();
     let w = Workload::load(&j).unwrap();
-    let e = tasks_from_workload(&w).unwrap_err().to_string();
-    assert!(
-        e.contains("task `a`: event `lock`") && e.ends_with("is not simulated"),
-        "{e}"
+    let steps = &tasks_from_workload(&w).unwrap()[0].phases[0].steps;
+    assert_eq!(
+        steps,
+        &[Step::Lock(0), Step::Run(1_000_000), Step::Unlock(0)]
     );
     let mut t = small("s");
     t.cpus = Some(vec![8]);
@@ -426,4 +426,155 @@ fn shorter_pelt_halflife_ramps_a_new_busy_task_faster() {
     // and the 4× clock are close to it.
     assert!(hl32 < 900, "{hl32}");
     assert!(hl8 > 990 && mult4 > 990, "{hl8} {mult4}");
+}
+
+// ------------------------------------------------------------ synchronisation events
+
+/// Simulates an rt-app JSON text on rk3399 for `secs` s.
+fn run_json(json: &str, secs: u64) -> Metrics {
+    let w = Workload::from_str_with_ext(json, "sync-test.json", Some("json")).unwrap();
+    run(
+        &platform("rk3399.toml"),
+        &tasks_from_workload(&w).unwrap(),
+        "mainline",
+        secs,
+    )
+}
+
+/// Seconds `task` spent on a CPU.
+fn on_cpu_s(m: &Metrics, task: &str) -> f64 {
+    m.task_cpu_residency_s[task].iter().sum()
+}
+
+#[test]
+fn lock_ping_pong_serialises_two_tasks_on_two_cpus() {
+    // Two tasks on their own big CPU, each holding the mutex for 1 ms of wall time in a
+    // loop. The unlock hands the mutex to the waiter (FIFO), so they alternate: each runs
+    // half the time and waits the other half.
+    let task = |cpu| format!(r#"{{"cpus": [{cpu}], "lock": "m", "run": 1000, "unlock": "m"}}"#);
+    let locked = run_json(
+        &format!(r#"{{"tasks": {{"a": {}, "b": {}}}}}"#, task(4), task(5)),
+        1,
+    );
+    let free = run_json(
+        r#"{"tasks": {"a": {"cpus": [4], "run": 1000}, "b": {"cpus": [5], "run": 1000}}}"#,
+        1,
+    );
+    let got = |m: &Metrics, t: &str| {
+        format!(
+            "{:.3} s on CPU, {:.3} ms work",
+            on_cpu_s(m, t),
+            m.work_done_ms[t]
+        )
+    };
+    // Each waits ~0.5 s of the 1 s for the mutex; a hand-over wakes the other task (224
+    // wake-ups = 112 + 112 critical sections). Each CPU is half idle whatever its speed,
+    // so frequency-invariant util stays low and the big cluster idles at its lowest OPP:
+    // 1 ms of work takes ~4.5 ms of wall time there.
+    assert_eq!(got(&locked, "a-0"), "0.502 s on CPU, 112.000 ms work");
+    assert_eq!(got(&locked, "b-0"), "0.498 s on CPU, 111.615 ms work");
+    assert_eq!(locked.wakeups, 224);
+    // Without the mutex both run all the time.
+    assert_eq!(got(&free, "a-0"), "1.000 s on CPU, 991.103 ms work");
+}
+
+#[test]
+fn signal_wakes_the_waiter_once_per_period() {
+    // The waiter blocks in wait (releasing the mutex); a periodic signaller wakes it
+    // every 10 ms, and it then works 1 ms.
+    let m = run_json(
+        r#"{"tasks": {
+            "waiter": {"cpus": [4], "lock": "m", "wait": {"ref": "c", "mutex": "m"},
+                       "unlock": "m", "run": 1000},
+            "signaller": {"cpus": [5], "lock": "m", "signal": "c", "unlock": "m",
+                          "timer": {"ref": "t", "period": 10000}}}}"#,
+        1,
+    );
+    // 100 signals in 1 s: 100 ms of work (the last one cut by the end of the run).
+    assert_eq!(format!("{:.3}", m.work_done_ms["waiter-0"]), "100.000");
+}
+
+#[test]
+fn barrier_of_three_releases_them_together() {
+    // 1, 2 and 3 ms of wall time then the barrier: every loop lasts 3 ms for all three,
+    // so their CPU times are in the ratio 1:2:3.
+    let m = run_json(
+        r#"{"tasks": {
+            "t1": {"cpus": [1], "run": 1000, "barrier": "b"},
+            "t2": {"cpus": [2], "run": 2000, "barrier": "b"},
+            "t3": {"cpus": [3], "run": 3000, "barrier": "b"}}}"#,
+        1,
+    );
+    let s: Vec<String> = ["t1-0", "t2-0", "t3-0"]
+        .iter()
+        .map(|t| format!("{:.3}", m.work_done_ms[*t]))
+        .collect();
+    // 123 loops of 3 ms (plus wake-up exit latencies): work 1:2:3, the third loop
+    // partial at the end.
+    assert_eq!(s, ["123.697", "246.696", "370.031"]);
+}
+
+#[test]
+fn iorun_raises_the_frequency_through_the_iowait_boost() {
+    // 20 µs of work then 200 µs of IO (20 000 bytes at 100 MB/s) on a little CPU, against
+    // the same work with a plain 200 µs sleep. The IO wake-ups come faster than a PELT
+    // period, so schedutil's boost doubles up to 1024 and holds the top OPP; the sleeping
+    // task stays at the lowest.
+    let io = run_json(
+        r#"{"tasks": {"t": {"cpus": [0], "run": 20, "iorun": 20000}}}"#,
+        1,
+    );
+    let sleep = run_json(
+        r#"{"tasks": {"t": {"cpus": [0], "run": 20, "sleep": 200}}}"#,
+        1,
+    );
+    let at = |m: &Metrics, khz: u32| format!("{:.3}", m.freq_residency_s["a53"][&khz]);
+    assert_eq!(
+        (at(&io, 1_416_000), at(&io, 408_000)),
+        ("0.734".into(), "0.000".into())
+    );
+    assert_eq!(
+        (at(&sleep, 408_000), at(&sleep, 1_008_000)),
+        ("0.898".into(), "0.011".into())
+    );
+    assert!(!sleep.freq_residency_s["a53"].contains_key(&1_416_000));
+}
+
+#[test]
+fn suspend_waits_for_resume_and_yield_alternates_equal_tasks() {
+    // A task suspended on its own name runs 1 ms of work per resume; the resumer wakes
+    // it every 10 ms: 100 resumes in 1 s.
+    let m = run_json(
+        r#"{"tasks": {
+            "s": {"cpus": [4], "suspend": "s", "run": 1000},
+            "r": {"cpus": [5], "resume": "s", "timer": {"ref": "t", "period": 10000}}}}"#,
+        1,
+    );
+    assert_eq!(format!("{:.3}", m.work_done_ms["s-0"]), "100.000");
+    // Two always-running tasks on one CPU yielding after every 100 µs of work share it
+    // equally.
+    let m = run_json(
+        r#"{"tasks": {"y": {"instance": 2, "cpus": [0], "run": 100, "yield": ""}}}"#,
+        1,
+    );
+    let (a, b) = (on_cpu_s(&m, "y-0"), on_cpu_s(&m, "y-1"));
+    assert_eq!(
+        (format!("{a:.3}"), format!("{b:.3}")),
+        ("0.500".into(), "0.500".into())
+    );
+}
+
+#[test]
+fn sync_fixture_simulates() {
+    // Producer/consumer through a condition, two workers at a barrier, a controller
+    // suspended until the producer resumes it, IO and memory work.
+    insta::assert_snapshot!(
+        "simulate_rk3399_sync_table",
+        sim_cli(
+            "simulate",
+            "fixtures/platforms/rk3399.toml",
+            "fixtures/workloads/sync.json",
+            &[]
+        )
+    );
 }

@@ -86,21 +86,30 @@ impl FreqDomainState {
         self.sg.policy.cur
     }
 
-    /// `cpufreq_update_util()` from the CPU at position `pos` with every CPU's rq view;
-    /// returns the new frequency when the driver switched.
+    /// `cpufreq_update_util(flags)` from the CPU at position `pos` with every CPU's rq
+    /// view; returns the new frequency when the driver switched.
     pub fn update(
         &mut self,
         pos: usize,
         rqs: &[SugovRq],
         profile: &Profile,
         now: u64,
+        flags: u32,
     ) -> Option<u32> {
         let before = self.sg.policy.cur;
         if self.cpus.len() == 1 {
             let (rq, sg_cpu) = (rqs.first()?, self.sg_cpus.first_mut()?);
-            sugov_update_single_freq(&mut self.sg, sg_cpu, rq, &self.env, profile, now, 0)?;
+            sugov_update_single_freq(&mut self.sg, sg_cpu, rq, &self.env, profile, now, flags)?;
         } else {
-            sugov_update_shared(&mut self.sg, &mut self.sg_cpus, rqs, pos, &self.env, now, 0)?;
+            sugov_update_shared(
+                &mut self.sg,
+                &mut self.sg_cpus,
+                rqs,
+                pos,
+                &self.env,
+                now,
+                flags,
+            )?;
         }
         let after = self.sg.policy.cur;
         if after == before {

@@ -4,15 +4,38 @@
 //! by [`tasks_from_workload`].
 //!
 //! Simulated events: `run` (capacity- and frequency-invariant work), `runtime` (wall
-//! time), `sleep`, `timer` (relative or absolute). Refused, naming task and event key,
-//! because the engine has no model for them yet: `iorun`, `mem`, `yield`,
-//! suspend/resume, locks, condition variables and barriers. A phase's policy, affinity
+//! time), `sleep`, `timer` (relative or absolute), `mem` (work at [`MEM_BYTES_PER_SEC`]),
+//! `iorun` (an IO-wait sleep at [`IO_BYTES_PER_SEC`] whose wake-up carries
+//! `SCHED_CPUFREQ_IOWAIT`), `yield`, `suspend`/`resume`, `lock`/`unlock`,
+//! `wait`/`signal`/`broad`, `sync` (lock, signal, wait, unlock) and `barrier` (resources
+//! by interned id). A phase's policy, affinity
 //! and clamps are applied each time it starts; task groups are flattened (every task in
 //! the root cfs_rq, group moves have no effect); a timer shared by several threads is
 //! simulated per thread.
 
+use std::collections::BTreeMap;
+
 use super::SimError;
 use crate::workload::{Event, Loops, Policy, Sched, TimerMode, Workload};
+
+/// rt-app `mem` rate: bytes written per second at capacity 1024 and the reference
+/// frequency (a memset-bound store stream of 8 GB/s); `mem` is work like `run`.
+pub const MEM_BYTES_PER_SEC: u64 = 8_000_000_000;
+/// rt-app `iorun` rate: bytes per second of the IO device (100 MB/s, a flash or disk
+/// write); `iorun` is an IO-wait sleep of `bytes / rate`.
+pub const IO_BYTES_PER_SEC: u64 = 100_000_000;
+
+/// ns for `bytes` at `rate` bytes/s (rounded up, saturating).
+fn bytes_ns(bytes: u64, rate: u64) -> u64 {
+    let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(rate));
+    u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+/// The id of `name` in `index` (a new one, in order of first use, when unseen).
+fn intern(index: &mut BTreeMap<String, u32>, name: &str) -> u32 {
+    let next = index.len() as u32; // far fewer names than 2^32
+    *index.entry(name.to_string()).or_insert(next)
+}
 
 /// Scheduling class and policy of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +80,41 @@ pub enum Step {
         /// Absolute mode.
         absolute: bool,
     },
+    /// rt-app `iorun`: an IO-wait sleep (ns); the wake-up sets `SCHED_CPUFREQ_IOWAIT`.
+    IoWait(u64),
+    /// `sched_yield()`: re-queued behind its equals.
+    Yield,
+    /// Take mutex n (blocks, FIFO, while another task holds it).
+    Lock(u32),
+    /// Release mutex n (hands it to its first waiter).
+    Unlock(u32),
+    /// `pthread_cond_wait()`: release the mutex, block until signalled, re-acquire.
+    Wait {
+        /// Condition id.
+        cond: u32,
+        /// Mutex id.
+        mutex: u32,
+    },
+    /// `pthread_cond_signal()`: wake the first waiter.
+    Signal(u32),
+    /// `pthread_cond_broadcast()`: wake every waiter.
+    Broadcast(u32),
+    /// Block until every thread using barrier n reaches it.
+    Barrier(u32),
+    /// Block until someone resumes name n.
+    Suspend(u32),
+    /// Wake every task suspended on name n (none: lost, as a condvar broadcast).
+    Resume(u32),
+}
+
+impl Step {
+    /// Synchronisation steps (the engine resolves them against other tasks).
+    pub fn is_sync(self) -> bool {
+        !matches!(
+            self,
+            Step::Run(_) | Step::Runtime(_) | Step::Sleep(_) | Step::Timer { .. } | Step::IoWait(_)
+        )
+    }
 }
 
 /// Attributes a phase sets when it starts (`None`: unchanged), as `sched_setattr()` and
@@ -161,20 +219,37 @@ fn policy_of(sched: Sched) -> SchedPolicy {
     }
 }
 
-/// The simulator's tasks for every thread of `w` (instances in order).
+/// The simulator's tasks for every thread of `w` (instances in order). Mutex, condition,
+/// barrier and suspend names become ids (one numbering per kind, in order of first use).
 pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
     let mut out = Vec::new();
+    let mut idx: [BTreeMap<String, u32>; 4] = Default::default();
     for t in &w.tasks {
-        let refuse = |what: String| {
-            SimError::Config(format!(
-                "{}:{}: task `{}`: {what} is not simulated",
-                w.origin, t.at.line, t.name
-            ))
-        };
         let mut phases = Vec::with_capacity(t.phases.len());
         for ph in &t.phases {
             let mut steps = Vec::with_capacity(ph.events.len());
             for e in &ph.events {
+                let [im, ic, ib, is] = &mut idx;
+                let mut m = |n: &str| intern(im, n);
+                let mutex_steps: Option<[Step; 4]> = match &e.event {
+                    Event::Sync { cond, mutex } => {
+                        let (mx, cv) = (m(mutex), intern(ic, cond));
+                        Some([
+                            Step::Lock(mx),
+                            Step::Signal(cv),
+                            Step::Wait {
+                                cond: cv,
+                                mutex: mx,
+                            },
+                            Step::Unlock(mx),
+                        ])
+                    }
+                    _ => None,
+                };
+                if let Some(s) = mutex_steps {
+                    steps.extend(s);
+                    continue;
+                }
                 steps.push(match &e.event {
                     Event::Run { work_ns } => Step::Run(*work_ns),
                     Event::Runtime { wall_ns } => Step::Runtime(*wall_ns),
@@ -185,7 +260,21 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                         period_ns: *period_ns,
                         absolute: *mode == TimerMode::Absolute,
                     },
-                    _ => return Err(refuse(format!("event `{}` (line {})", e.key, e.at.line))),
+                    Event::IoRun { bytes } => Step::IoWait(bytes_ns(*bytes, IO_BYTES_PER_SEC)),
+                    Event::Mem { bytes } => Step::Run(bytes_ns(*bytes, MEM_BYTES_PER_SEC)),
+                    Event::Yield => Step::Yield,
+                    Event::Lock { mutex } => Step::Lock(m(mutex)),
+                    Event::Unlock { mutex } => Step::Unlock(m(mutex)),
+                    Event::Wait { cond, mutex } => Step::Wait {
+                        cond: intern(ic, cond),
+                        mutex: m(mutex),
+                    },
+                    Event::Signal { cond } => Step::Signal(intern(ic, cond)),
+                    Event::Broadcast { cond } => Step::Broadcast(intern(ic, cond)),
+                    Event::Barrier { name } => Step::Barrier(intern(ib, name)),
+                    Event::Suspend { name } => Step::Suspend(intern(is, name)),
+                    Event::Resume { name } => Step::Resume(intern(is, name)),
+                    Event::Sync { .. } => continue, // expanded above
                 });
             }
             phases.push(SimPhase {

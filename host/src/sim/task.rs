@@ -19,6 +19,8 @@ pub enum TState {
     New,
     /// Blocked until `wake_at`.
     Sleeping,
+    /// Blocked on a mutex, condition, barrier or suspend until another task wakes it.
+    Blocked,
     /// Queued or running.
     Runnable,
     /// Its program ended.
@@ -31,6 +33,10 @@ pub enum StepOutcome {
     Run,
     /// Sleep until this time.
     Sleep(u64),
+    /// A synchronisation step for the engine (the program stays on it).
+    Sync(Step),
+    /// Blocked until another task wakes it (the program is past the blocking step).
+    Block,
     /// The program ended.
     Finished,
 }
@@ -87,6 +93,10 @@ pub struct Task {
     pub wake_at: Option<u64>,
     /// Activation time awaiting the first run (wake-up latency).
     pub woke_at: Option<u64>,
+    /// `p->in_iowait`: sleeping in an `iorun`; its enqueue asks for the iowait boost.
+    pub in_iowait: bool,
+    /// A `yield` was passed since it last ran its step.
+    pub yielded: bool,
 }
 
 impl Task {
@@ -154,8 +164,8 @@ impl Task {
         true
     }
 
-    /// Walks the program at `now` from the current step until the task must run, sleep
-    /// or end; returns that and the number of timer expiries found already passed
+    /// Walks the program at `now` from the current step until the task must run, sleep,
+    /// synchronise or end; returns that and the number of timer expiries found already passed
     /// (deadline misses).
     pub fn walk(&mut self, now: u64) -> (StepOutcome, u64) {
         let len: usize = self.spec.phases.iter().map(|p| p.steps.len()).sum();
@@ -170,6 +180,11 @@ impl Task {
                     return (StepOutcome::Run, misses);
                 }
                 Step::Sleep(ns) if ns > 0 => sleep_until = Some(now.saturating_add(ns)),
+                Step::IoWait(ns) if ns > 0 => {
+                    self.in_iowait = true;
+                    sleep_until = Some(now.saturating_add(ns));
+                }
+                s if s.is_sync() => return (StepOutcome::Sync(s), misses),
                 Step::Timer {
                     period_ns,
                     absolute,
@@ -252,6 +267,8 @@ mod tests {
             timer_next: 0,
             wake_at: None,
             woke_at: None,
+            in_iowait: false,
+            yielded: false,
         }
     }
 

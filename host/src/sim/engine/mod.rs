@@ -22,14 +22,19 @@
 //!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
 //!   idle balance).
 //!
+//! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
+//!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
+//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`].
+//!
 //! Simplifications: no irq/steal time, no DL class, no thermal pressure, no EEVDF
-//! delayed dequeue, no iowait boost (rt-app `iorun` is refused); the
+//! delayed dequeue; the
 //! load-balance pass runs every tick; newly idle CPUs pull the least urgent waiting task
 //! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
 //! at once instead of through `removed`; the seed draws nothing (the model has no random
 //! input), it is recorded for the report.
 
 mod sched;
+mod sync;
 mod tick;
 mod wakeup;
 
@@ -58,7 +63,7 @@ use schedmath::pelt::{
     post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedAvg, SchedEntityPelt,
 };
 use schedmath::profile::SchedIdleSelect;
-use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq};
+use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq, SCHED_CPUFREQ_IOWAIT};
 use schedmath::uclamp::{
     uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_se_set, UclampConfig,
     UclampId, UclampTask,
@@ -124,6 +129,7 @@ pub struct Engine<'p> {
     asym: bool,
     rd: RootDomain,
     rec: Recorder,
+    sync: sync::SyncState,
 }
 
 /// Runs `tasks` on `platform` under `profile`.
@@ -247,6 +253,8 @@ impl<'p> Engine<'p> {
                 timer_next: s.delay_ns,
                 wake_at: Some(s.delay_ns),
                 woke_at: None,
+                in_iowait: false,
+                yielded: false,
             };
             let first = s.phases[0].attrs.clone();
             task.apply(&first, n);
@@ -274,6 +282,7 @@ impl<'p> Engine<'p> {
             asym,
             rd: RootDomain::default(),
             rec,
+            sync: sync::SyncState::new(specs),
         };
         for t in 0..e.tasks.len() {
             let at = e.tasks[t].spec.delay_ns;
@@ -552,8 +561,13 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// `cpufreq_update_util()` from `c`.
+    /// `cpufreq_update_util(rq, 0)` from `c`.
     fn cpufreq_update(&mut self, c: usize) {
+        self.cpufreq_update_flags(c, 0);
+    }
+
+    /// `cpufreq_update_util(rq, flags)` from `c`.
+    fn cpufreq_update_flags(&mut self, c: usize, flags: u32) {
         let d = self.rqs[c].domain;
         let cpus = self.doms[d].cpus.clone();
         for &cc in &cpus {
@@ -562,7 +576,7 @@ impl<'p> Engine<'p> {
         let view: Vec<SugovRq> = cpus.iter().map(|&cc| self.sugov_rq(cc)).collect();
         let pos = cpus.iter().position(|&cc| cc == c).unwrap_or(0);
         let profile = self.profile;
-        if let Some(f) = self.doms[d].update(pos, &view, &profile, self.now) {
+        if let Some(f) = self.doms[d].update(pos, &view, &profile, self.now, flags) {
             let fref = self.doms[d].fref_khz;
             for &cc in &cpus {
                 let r = &mut self.rqs[cc];

@@ -16,6 +16,9 @@ impl Engine<'_> {
         }
         if self.tasks[t].is_fair() {
             util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
+            if std::mem::take(&mut self.tasks[t].in_iowait) {
+                self.cpufreq_update_flags(c, SCHED_CPUFREQ_IOWAIT);
+            }
             let attach = self.tasks[t].avg.last_update_time == 0;
             let has_curr = self.curr_is_fair(c);
             let mut decayed = self.update_load_avg(c, Some((t, false, false)), has_curr);

@@ -93,9 +93,17 @@ impl Engine<'_> {
             self.tasks[t].state = TState::Finished;
             return;
         }
-        match self.start_step(t) {
+        match self.advance(t, false) {
             StepOutcome::Run => {}
             StepOutcome::Sleep(until) => return self.sleep(t, until),
+            StepOutcome::Block | StepOutcome::Sync(_) => {
+                // A task that blocks before its first enqueue stays new (fork-time PELT
+                // init and placement happen when it first runs).
+                if self.tasks[t].state != TState::New {
+                    self.tasks[t].state = TState::Blocked;
+                }
+                return;
+            }
             StepOutcome::Finished => {
                 self.tasks[t].state = TState::Finished;
                 return;
@@ -156,7 +164,7 @@ impl Engine<'_> {
         self.tasks[t].remaining = 0;
         let more = self.tasks[t].next_step();
         let outcome = if more {
-            self.start_step(t)
+            self.advance(t, true)
         } else {
             StepOutcome::Finished
         };
@@ -170,6 +178,7 @@ impl Engine<'_> {
                     detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
                     task.avg.last_update_time = 0;
                 }
+                self.tasks[t].yielded = false;
                 self.apply_pending(t);
                 let dst = self.select_cpu(t);
                 self.enqueue(dst, t);
@@ -178,7 +187,13 @@ impl Engine<'_> {
                     self.check_preempt(dst, t);
                 }
             }
+            StepOutcome::Run if self.tasks[t].yielded => self.yield_curr(c),
             StepOutcome::Run => self.arm_done(c),
+            StepOutcome::Block | StepOutcome::Sync(_) => {
+                self.dequeue(c, t, true);
+                self.tasks[t].state = TState::Blocked;
+                self.schedule(c);
+            }
             StepOutcome::Sleep(until) => {
                 self.dequeue(c, t, true);
                 self.sleep(t, until);
