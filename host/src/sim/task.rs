@@ -4,7 +4,9 @@
 //! task loops, timers, phase attributes).
 
 use schedmath::pelt::SchedAvg;
+use schedmath::profile::UtilEstVersion;
 use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
+use schedmath::util_est::UtilEst;
 
 use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
 use super::rq::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
@@ -100,6 +102,50 @@ pub struct Task {
 }
 
 impl Task {
+    /// A task not started yet: the spec's start attributes, PELT at zero with the
+    /// util_est layout of `util_est`, uclamp in the root group, first activation after
+    /// the spec's delay.
+    pub fn new(spec: SimTask, util_est: UtilEstVersion, allowed: Vec<usize>) -> Task {
+        let delay = spec.delay_ns;
+        Task {
+            policy: spec.policy,
+            nice: spec.nice,
+            uc_min: spec.uclamp_min,
+            uc_max: spec.uclamp_max,
+            weight: 0,
+            avg: SchedAvg {
+                util_est: UtilEst::new(util_est),
+                ..SchedAvg::default()
+            },
+            uclamp: UclampTask {
+                uclamp_enabled: true,
+                tg_is_root_or_autogroup: true,
+                tg_uclamp: [0, 1024],
+                ..UclampTask::default()
+            },
+            allowed,
+            attrs_pending: false,
+            cpu: 0,
+            state: TState::New,
+            vruntime: 0,
+            exec_start: 0,
+            slice_start: 0,
+            phase: 0,
+            phase_loops: 0,
+            step: 0,
+            loops_done: 0,
+            remaining: 0,
+            wall_step: false,
+            finish_after_sleep: false,
+            timer_next: delay,
+            wake_at: Some(delay),
+            woke_at: None,
+            in_iowait: false,
+            yielded: false,
+            spec,
+        }
+    }
+
     pub fn is_fair(&self) -> bool {
         self.policy.rt_prio().is_none()
     }
@@ -242,33 +288,11 @@ mod tests {
         let mut spec = SimTask::periodic("t", 0, 1, loops);
         spec.phases = phases;
         Task {
-            spec,
-            policy: SchedPolicy::Normal,
-            nice: 0,
-            uc_min: None,
-            uc_max: None,
             weight: 1024,
             avg: SchedAvg::default(),
             uclamp: UclampTask::default(),
-            allowed: vec![0],
-            attrs_pending: false,
-            cpu: 0,
-            state: TState::New,
-            vruntime: 0,
-            exec_start: 0,
-            slice_start: 0,
-            phase: 0,
-            phase_loops: 0,
-            step: 0,
-            loops_done: 0,
-            remaining: 0,
-            wall_step: false,
-            finish_after_sleep: false,
-            timer_next: 0,
             wake_at: None,
-            woke_at: None,
-            in_iowait: false,
-            yielded: false,
+            ..Task::new(spec, UtilEstVersion::Mainline, vec![0])
         }
     }
 

@@ -60,16 +60,16 @@ use schedmath::pelt::clock::{
 use schedmath::pelt::{
     __update_load_avg_blocked_se, __update_load_avg_cfs_rq, __update_load_avg_se,
     attach_entity_load_avg, detach_entity_load_avg, init_entity_runnable_average,
-    post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedAvg, SchedEntityPelt,
+    post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedEntityPelt,
 };
 use schedmath::profile::SchedIdleSelect;
 use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq, SCHED_CPUFREQ_IOWAIT};
 use schedmath::uclamp::{
     uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_se_set, UclampConfig,
-    UclampId, UclampTask,
+    UclampId,
 };
 use schedmath::util_est::{
-    _task_util_est, util_est_dequeue, util_est_enqueue, util_est_update, UtilEst, UtilEstCpu,
+    _task_util_est, util_est_dequeue, util_est_enqueue, util_est_update, UtilEstCpu,
 };
 use schedmath::Profile;
 
@@ -219,43 +219,7 @@ impl<'p> Engine<'p> {
                         .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
                 }
             }
-            let mut task = Task {
-                spec: s.clone(),
-                policy: s.policy,
-                nice: s.nice,
-                uc_min: s.uclamp_min,
-                uc_max: s.uclamp_max,
-                weight: 0,
-                avg: SchedAvg {
-                    util_est: UtilEst::new(profile.util_est),
-                    ..SchedAvg::default()
-                },
-                uclamp: UclampTask {
-                    uclamp_enabled: true,
-                    tg_is_root_or_autogroup: true,
-                    tg_uclamp: [0, 1024],
-                    ..UclampTask::default()
-                },
-                allowed,
-                attrs_pending: false,
-                cpu: 0,
-                state: TState::New,
-                vruntime: 0,
-                exec_start: 0,
-                slice_start: 0,
-                phase: 0,
-                phase_loops: 0,
-                step: 0,
-                loops_done: 0,
-                remaining: 0,
-                wall_step: false,
-                finish_after_sleep: false,
-                timer_next: s.delay_ns,
-                wake_at: Some(s.delay_ns),
-                woke_at: None,
-                in_iowait: false,
-                yielded: false,
-            };
+            let mut task = Task::new(s.clone(), profile.util_est, allowed);
             let first = s.phases[0].attrs.clone();
             task.apply(&first, n);
             tasks.push(task);
