@@ -7,6 +7,7 @@ pub mod governor;
 pub mod idle;
 pub mod platform;
 pub mod sim;
+pub mod study;
 pub mod verify;
 pub mod workload;
 

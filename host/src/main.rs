@@ -58,6 +58,15 @@ enum Cmd {
     ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --base mainline
     ///   --patch ou-lone-task
     Compare(CompareArgs),
+    /// Run a study: a base-vs-patch measurement from VARIANTS.md reproduced on the
+    /// simulator, every case under every profile, as a table (or `--json`:
+    /// `{"study", "runs": [{"case", "profile", "metrics"}]}`).
+    ///
+    /// NAME is a study file in the scenarios directory (`fixtures/scenarios/NAME.toml`);
+    /// a path to a study file works too. Study files: fixtures/scenarios/README.md.
+    ///
+    /// Example: schedmath study ou-lone-task
+    Study(StudyArgs),
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -217,7 +226,8 @@ struct SimCommon {
     /// Tick rate.
     #[arg(long, value_name = "HZ", default_value_t = 250)]
     hz: u32,
-    /// Recorded in the report (the model draws no random numbers).
+    /// Seeds the tasks' random streams (drawn only by workload ranges such as
+    /// `schedmath.io_latency_us`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
     /// Print JSON instead of tables.
@@ -244,6 +254,31 @@ struct CompareArgs {
     /// The patch profile.
     #[arg(long, value_name = "P")]
     patch: String,
+}
+
+#[derive(clap::Args)]
+struct StudyArgs {
+    /// A study name (`ou-lone-task`, ...) or a study file.
+    name: String,
+    /// Where study names are looked up.
+    #[arg(long, value_name = "DIR", default_value = "fixtures/scenarios")]
+    scenarios: PathBuf,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
+    use schedmath_host::study;
+    let r = study::run(&study::resolve(&a.name, &a.scenarios))?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer(&mut out, &r)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", r.render())?;
+    }
+    Ok(true)
 }
 
 fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
@@ -361,6 +396,7 @@ fn main() -> ExitCode {
         }
         Cmd::Simulate(args) => simulate_cmd(&args),
         Cmd::Compare(args) => compare_cmd(&args),
+        Cmd::Study(args) => study_cmd(&args),
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
         Cmd::Workload(WorkloadCmd::Check {
             file,

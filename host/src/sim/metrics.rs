@@ -16,6 +16,13 @@
 //!   period's work was not done before the next activation);
 //! * `work_done_ms`: per task, work in ms at capacity 1024 and the reference frequency;
 //! * `task_util_avg_end`: per task, its PELT `util_avg` when the simulation ends;
+//! * `util_ramp_ms`: per task, time from its first enqueue until its `util_avg` first
+//!   reached 819 (80 % of 1024) at a PELT update (null: never); updates happen at
+//!   enqueue, dequeue, switch and tick, so the resolution is a tick at worst;
+//! * `frame_time_ms`: per task with a `timer` loop, each period's time from its
+//!   activation (the expiry it slept to, or the task start) to reaching the next timer
+//!   (frames, mean, max); a frame longer than the period is a deadline miss;
+//! * `iops`: `iorun` waits completed per simulated second (all tasks);
 //! * `energy_j`: busy CPUs at their OPP's power, idle CPUs at their idle state's power
 //!   (0 where the platform gives none);
 //! * `eas_energy_estimate`: the Energy Model's view: at each tick, `em_cpu_energy()` of
@@ -29,6 +36,7 @@ use serde::Serialize;
 
 use super::engine::SimConfig;
 use super::governors::{CpuIdle, FreqDomainState};
+use super::task::Task;
 use crate::platform::Platform;
 
 /// Wake-up latency percentiles (µs).
@@ -42,6 +50,17 @@ pub struct Latency {
     pub p99: f64,
     /// 99.9th percentile.
     pub p999: f64,
+}
+
+/// Frame times of one periodic task (ms).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FrameTime {
+    /// Periods completed.
+    pub frames: u64,
+    /// Mean time from activation to the end of the period's work.
+    pub mean: f64,
+    /// Longest.
+    pub max: f64,
 }
 
 /// The result of one simulation (the `--json` object).
@@ -79,6 +98,12 @@ pub struct Metrics {
     pub work_done_ms: BTreeMap<String, f64>,
     /// {task: `util_avg` at the end}.
     pub task_util_avg_end: BTreeMap<String, u64>,
+    /// {task: ms to reach util_avg 819, or null}.
+    pub util_ramp_ms: BTreeMap<String, Option<f64>>,
+    /// {task: frame times} for tasks with a timer loop.
+    pub frame_time_ms: BTreeMap<String, FrameTime>,
+    /// IO waits completed per second.
+    pub iops: f64,
     /// Platform energy (J).
     pub energy_j: f64,
     /// EM estimate (J).
@@ -104,6 +129,7 @@ pub struct Recorder {
     ou_since: Option<u64>,
     ou_ns: u64,
     ou_triggers: u64,
+    io_completed: u64,
 }
 
 fn s(ns: u64) -> f64 {
@@ -132,6 +158,7 @@ impl Recorder {
             ou_since: None,
             ou_ns: 0,
             ou_triggers: 0,
+            io_completed: 0,
         }
     }
 
@@ -191,6 +218,11 @@ impl Recorder {
         let (last, prev) = self.est_last;
         self.est_acc += prev * u128::from(now - last);
         self.est_last = (now, units);
+    }
+
+    /// An `iorun` wait completed.
+    pub fn io_completed(&mut self) {
+        self.io_completed += 1;
     }
 
     /// The report at `now` (the end).
@@ -282,6 +314,13 @@ impl Recorder {
                 .zip(self.work.iter().map(|&w| round6(w as f64 / 1e6)))
                 .collect(),
             task_util_avg_end: BTreeMap::new(),
+            util_ramp_ms: BTreeMap::new(),
+            frame_time_ms: BTreeMap::new(),
+            iops: if now == 0 {
+                0.0
+            } else {
+                round6(self.io_completed as f64 * 1e9 / now as f64)
+            },
             energy_j: round6(self.energy_uw_ns as f64 / 1e15),
             eas_energy_estimate: round6(self.est_acc as f64 / 10.0 / 1e15),
             duration_s: s(now),
@@ -290,6 +329,25 @@ impl Recorder {
 }
 
 impl Metrics {
+    /// Fills the per-task figures kept in the tasks themselves.
+    pub fn set_task_figures(&mut self, tasks: &[Task]) {
+        let ms = |ns: u64| round6(ns as f64 / 1e6);
+        for t in tasks {
+            let name = &t.spec.name;
+            self.task_util_avg_end.insert(name.clone(), t.avg.util_avg);
+            self.util_ramp_ms.insert(name.clone(), t.ramp_ns.map(ms));
+            let f = t.frames;
+            if f.count > 0 {
+                let ft = FrameTime {
+                    frames: f.count,
+                    mean: round6(f.sum_ns as f64 / f.count as f64 / 1e6),
+                    max: ms(f.max_ns),
+                };
+                self.frame_time_ms.insert(name.clone(), ft);
+            }
+        }
+    }
+
     /// Total idle misses (above, below).
     pub fn idle_misses(&self) -> (u64, u64) {
         let sum = |m: &BTreeMap<usize, Vec<u64>>| m.values().flatten().sum::<u64>();
@@ -325,7 +383,14 @@ impl Metrics {
             .values()
             .next()
             .map_or(0, Vec::len);
-        let _ = write!(o, "\n{:<16} {:>12} {:>7}", "task", "work_ms", "misses");
+        if self.iops > 0.0 {
+            let _ = writeln!(o, "io waits completed: {:.1} per s", self.iops);
+        }
+        let _ = write!(
+            o,
+            "\n{:<16} {:>12} {:>7} {:>9}",
+            "task", "work_ms", "misses", "ramp_ms"
+        );
         for c in 0..ncpu {
             let _ = write!(o, " {:>8}", format!("cpu{c}_s"));
         }
@@ -333,15 +398,26 @@ impl Metrics {
         for (name, res) in &self.task_cpu_residency_s {
             let _ = write!(
                 o,
-                "{:<16} {:>12.3} {:>7}",
+                "{:<16} {:>12.3} {:>7} {:>9}",
                 name,
                 self.work_done_ms.get(name).copied().unwrap_or(0.0),
-                self.deadline_misses.get(name).copied().unwrap_or(0)
+                self.deadline_misses.get(name).copied().unwrap_or(0),
+                self.util_ramp_ms
+                    .get(name)
+                    .copied()
+                    .flatten()
+                    .map_or("-".to_string(), |v| format!("{v:.1}"))
             );
             for r in res {
                 let _ = write!(o, " {r:>8.3}");
             }
             o.push('\n');
+        }
+        if !self.frame_time_ms.is_empty() {
+            let _ = writeln!(o, "\nframe time (ms): frames / mean / max");
+            for (name, f) in &self.frame_time_ms {
+                let _ = writeln!(o, "  {name}: {} / {:.3} / {:.3}", f.frames, f.mean, f.max);
+            }
         }
         let _ = writeln!(o, "\nfrequency residency (s)");
         for (d, res) in &self.freq_residency_s {
@@ -422,6 +498,7 @@ pub fn render_compare(base: &Metrics, patch: &Metrics) -> String {
     row("wakeup_latency_p99_us", la.p99, lb.p99);
     row("wakeup_latency_p99.9_us", la.p999, lb.p999);
     let ((aa, ab), (ba, bb)) = (base.idle_misses(), patch.idle_misses());
+    row("iops", base.iops, patch.iops);
     row("idle_miss_above", aa as f64, ba as f64);
     row("idle_miss_below", ab as f64, bb as f64);
     for (name, &a) in &base.deadline_misses {

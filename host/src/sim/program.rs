@@ -5,7 +5,8 @@
 //!
 //! Simulated events: `run` (capacity- and frequency-invariant work), `runtime` (wall
 //! time), `sleep`, `timer` (relative or absolute), `mem` (work at [`MEM_BYTES_PER_SEC`]),
-//! `iorun` (an IO-wait sleep at [`IO_BYTES_PER_SEC`] whose wake-up carries
+//! `iorun` (an IO-wait sleep at [`IO_BYTES_PER_SEC`], or of a device latency drawn from
+//! the workload's `schedmath.io_latency_us` range, whose wake-up carries
 //! `SCHED_CPUFREQ_IOWAIT`), `yield`, `suspend`/`resume`, `lock`/`unlock`,
 //! `wait`/`signal`/`broad`, `sync` (lock, signal, wait, unlock) and `barrier` (resources
 //! by interned id). A phase's policy, affinity
@@ -80,8 +81,14 @@ pub enum Step {
         /// Absolute mode.
         absolute: bool,
     },
-    /// rt-app `iorun`: an IO-wait sleep (ns); the wake-up sets `SCHED_CPUFREQ_IOWAIT`.
-    IoWait(u64),
+    /// rt-app `iorun`: an IO-wait sleep of `min_ns..=max_ns` (drawn uniformly by the task's
+    /// seeded generator when they differ); the wake-up sets `SCHED_CPUFREQ_IOWAIT`.
+    IoWait {
+        /// Shortest wait (ns).
+        min_ns: u64,
+        /// Longest wait (ns).
+        max_ns: u64,
+    },
     /// `sched_yield()`: re-queued behind its equals.
     Yield,
     /// Take mutex n (blocks, FIFO, while another task holds it).
@@ -112,7 +119,11 @@ impl Step {
     pub fn is_sync(self) -> bool {
         !matches!(
             self,
-            Step::Run(_) | Step::Runtime(_) | Step::Sleep(_) | Step::Timer { .. } | Step::IoWait(_)
+            Step::Run(_)
+                | Step::Runtime(_)
+                | Step::Sleep(_)
+                | Step::Timer { .. }
+                | Step::IoWait { .. }
         )
     }
 }
@@ -260,7 +271,13 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                         period_ns: *period_ns,
                         absolute: *mode == TimerMode::Absolute,
                     },
-                    Event::IoRun { bytes } => Step::IoWait(bytes_ns(*bytes, IO_BYTES_PER_SEC)),
+                    Event::IoRun { bytes } => {
+                        let (min_ns, max_ns) = w.global.io_latency_ns.unwrap_or_else(|| {
+                            let ns = bytes_ns(*bytes, IO_BYTES_PER_SEC);
+                            (ns, ns)
+                        });
+                        Step::IoWait { min_ns, max_ns }
+                    }
                     Event::Mem { bytes } => Step::Run(bytes_ns(*bytes, MEM_BYTES_PER_SEC)),
                     Event::Yield => Step::Yield,
                     Event::Lock { mutex } => Step::Lock(m(mutex)),

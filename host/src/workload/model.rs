@@ -61,6 +61,9 @@ pub struct Global {
     pub duration_ns: Option<u64>,
     /// `default_policy`: the policy of tasks that do not name one.
     pub default_policy: Policy,
+    /// `schedmath.io_latency_us`: every `iorun` waits a device latency drawn uniformly
+    /// from `[min, max]` ns by the seeded generator instead of `bytes / rate`.
+    pub io_latency_ns: Option<(u64, u64)>,
 }
 
 /// A key accepted but without effect on the model (logging, calibration, NUMA, ...).
@@ -391,6 +394,14 @@ impl Workload {
     /// The number of threads (sum of instances).
     pub fn nr_threads(&self) -> usize {
         self.tasks.iter().map(|t| t.instances.len()).sum()
+    }
+
+    /// Gives task object `task` `n` instances (`task-0` ..), as a study sweep does;
+    /// `None` when the workload has no such task.
+    pub fn set_instances(&mut self, task: &str, n: usize) -> Option<()> {
+        let t = self.tasks.iter_mut().find(|t| t.name == task)?;
+        t.instances = (0..n).map(|i| format!("{task}-{i}")).collect();
+        Some(())
     }
 
     fn invalid(&self, at: Loc, path: String, msg: String) -> WorkloadError {

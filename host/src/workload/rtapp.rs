@@ -79,16 +79,17 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             }
         }
     }
-    let global = match global {
+    let mut global = match global {
         Some(m) => cx.global(m)?,
         None => Global {
             duration_ns: None,
             default_policy: Policy::Other,
+            io_latency_ns: None,
         },
     };
     let mut group_cfg = BTreeMap::new();
     if let Some(m) = ext {
-        cx.extension(m, &mut group_cfg)?;
+        global.io_latency_ns = cx.extension(m, &mut group_cfg)?;
     }
     let Some(tasks_m) = tasks else {
         return Err(cx.err(
@@ -293,6 +294,7 @@ impl Ctx<'_> {
         let mut g = Global {
             duration_ns: None,
             default_policy: Policy::Other,
+            io_latency_ns: None,
         };
         for m in members {
             let path = join("global", &m.key);
@@ -343,20 +345,26 @@ impl Ctx<'_> {
         Ok(g)
     }
 
-    /// `schedmath.taskgroups`: per-group `shares` and `idle`.
+    /// The `schedmath` extension: `taskgroups` (per-group `shares` and `idle`, into
+    /// `cfg`) and `io_latency_us` (returned, in ns).
     fn extension(
         &mut self,
         m: &Member,
         cfg: &mut BTreeMap<String, (u32, bool)>,
-    ) -> Result<(), WorkloadError> {
+    ) -> Result<Option<(u64, u64)>, WorkloadError> {
         let members = self.object(&m.value, "schedmath")?;
         self.no_duplicates(members, "schedmath")?;
+        let mut io_latency = None;
         for m in members {
+            if m.key == "io_latency_us" {
+                io_latency = Some(self.io_latency(&m.value)?);
+                continue;
+            }
             if m.key != "taskgroups" {
                 return Err(self.err(
                     m.at,
                     &join("schedmath", &m.key),
-                    "unknown key (the schedmath extension has taskgroups)",
+                    "unknown key (the schedmath extension has taskgroups, io_latency_us)",
                 ));
             }
             let groups = self.object(&m.value, "schedmath.taskgroups")?;
@@ -414,7 +422,24 @@ impl Ctx<'_> {
                 cfg.insert(name, (shares, idle));
             }
         }
-        Ok(())
+        Ok(io_latency)
+    }
+
+    /// `schedmath.io_latency_us`: `[min, max]` µs, 1 ≤ min ≤ max.
+    fn io_latency(&self, n: &Node) -> Result<(u64, u64), WorkloadError> {
+        let path = "schedmath.io_latency_us";
+        let bad = || self.err(n.at, path, "expected [min, max] in µs with 1 <= min <= max");
+        let Value::Array(items) = &n.value else {
+            return Err(bad());
+        };
+        let [lo, hi] = items.as_slice() else {
+            return Err(bad());
+        };
+        let (lo, hi) = (self.int(lo, path)?, self.int(hi, path)?);
+        if lo < 1 || hi < lo {
+            return Err(bad());
+        }
+        Ok((lo as u64 * 1000, hi as u64 * 1000))
     }
 
     fn policy(&self, n: &Node, path: &str) -> Result<Policy, WorkloadError> {

@@ -30,8 +30,10 @@
 //! delayed dequeue; the
 //! load-balance pass runs every tick; newly idle CPUs pull the least urgent waiting task
 //! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
-//! at once instead of through `removed`; the seed draws nothing (the model has no random
-//! input), it is recorded for the report.
+//! at once instead of through `removed`. The seed feeds each task's own generator
+//! ([`SplitMix64`], seed × task index), drawn only by workload ranges (the IO latency of
+//! `schedmath.io_latency_us`); a workload without ranges gives the same result for every
+//! seed.
 
 mod sched;
 mod sync;
@@ -80,7 +82,7 @@ use super::placement::{
 };
 use super::program::{SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
-use super::task::{allowed_cpus, StepOutcome, TState, Task, UCLAMP_BUCKETS};
+use super::task::{allowed_cpus, SplitMix64, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
 use super::SimError;
 use crate::idle::NO_LATENCY_CONSTRAINT_NS;
 use crate::platform::Platform;
@@ -98,7 +100,7 @@ pub struct SimConfig {
     pub duration_ns: u64,
     /// Tick rate.
     pub hz: u32,
-    /// Recorded in the report; the model draws no random numbers.
+    /// Seeds every task's random stream (see the module doc).
     pub seed: u64,
 }
 
@@ -220,6 +222,7 @@ impl<'p> Engine<'p> {
                 }
             }
             let mut task = Task::new(s.clone(), profile.util_est, allowed);
+            task.rng = SplitMix64::new(cfg.seed, tasks.len() as u64);
             let first = s.phases[0].attrs.clone();
             task.apply(&first, n);
             tasks.push(task);
@@ -294,11 +297,7 @@ impl<'p> Engine<'p> {
         }
         self.rec.set_ou(self.now, self.rd.overutilized);
         let mut m = self.rec.finish(self.now, &self.doms, &self.idle);
-        m.task_util_avg_end = self
-            .tasks
-            .iter()
-            .map(|t| (t.spec.name.clone(), t.avg.util_avg))
-            .collect();
+        m.set_task_figures(&self.tasks);
         m
     }
 
@@ -482,6 +481,10 @@ impl<'p> Engine<'p> {
                     group_runnable_weight: None,
                 };
                 __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
+                if task.ramp_ns.is_none() && task.avg.util_avg >= RAMP_UTIL {
+                    let since = task.started_at.unwrap_or(self.now);
+                    task.ramp_ns = Some(self.now.saturating_sub(since));
+                }
             }
         }
         let r = &mut self.rqs[c];

@@ -25,6 +25,7 @@ impl Engine<'_> {
             if attach {
                 let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
                 if task.state == TState::New {
+                    task.started_at = Some(self.now);
                     init_entity_runnable_average(&mut task.avg, task.weight);
                     post_init_entity_util_avg(&mut task.avg, &r.cfs, r.capacity_orig, task.weight);
                 }

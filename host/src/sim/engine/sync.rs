@@ -235,7 +235,7 @@ impl Engine<'_> {
             | Step::Runtime(_)
             | Step::Sleep(_)
             | Step::Timer { .. }
-            | Step::IoWait(_) => false,
+            | Step::IoWait { .. } => false,
         }
     }
 

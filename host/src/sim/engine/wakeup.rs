@@ -89,6 +89,9 @@ impl Engine<'_> {
 
     pub(super) fn wake(&mut self, t: usize) {
         self.tasks[t].wake_at = None;
+        if self.tasks[t].in_iowait {
+            self.rec.io_completed();
+        }
         if self.tasks[t].finish_after_sleep {
             self.tasks[t].state = TState::Finished;
             return;

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Studies: a base-vs-patch measurement from a scheduler discussion, reproduced in the
+//! simulator. A study file (TOML, `fixtures/scenarios/<name>.toml`) names the profiles,
+//! the cases (platform + workload, optionally swept over a task's instance count) and
+//! the columns of its table; `schedmath study NAME` runs every case under every profile
+//! and prints one row per case and profile, each value beside its change against the
+//! case's first profile.
+//!
+//! ```toml
+//! study = "ou-lone-task"                 # required: the name (the file's stem)
+//! description = "VARIANTS.md §1 ..."     # required: one line
+//! profiles = ["mainline", "ou-lone-task"] # required: base first
+//! duration_s = 10                        # required: simulated seconds per run
+//! seed = 1                               # optional (default 0)
+//! hz = 250                               # optional (default 250)
+//! columns = ["ou_pct", "ou_triggers"]    # required: metric paths (see below)
+//!
+//! [[case]]
+//! label = "rk3399 {n}x busy"             # required; {n} is the sweep value
+//! platform = "../platforms/rk3399.toml"  # required: relative to the study file
+//! workload = "ou-lone-task/busy.toml"    # required: relative to the study file
+//! sweep = { task = "busy", values = [1, 2, 3] } # optional: instances of one task
+//! duration_s = 20                        # optional: overrides the study's
+//! profiles = ["..."]                     # optional: overrides the study's
+//! columns = ["..."]                      # optional: overrides the study's
+//! ```
+//!
+//! A column is a dotted path into the `simulate --json` object (`ou_pct`,
+//! `wakeup_latency_us.p99`, `task_cpu_residency_s.busy-0`); a `*` segment sums every
+//! child (`work_done_ms.*`, `idle_miss_below.*.*`). Numbers get a % change against the
+//! first profile; other values are printed as compact JSON.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::platform::Platform;
+use crate::sim::{simulate, tasks_from_workload, Metrics, SimConfig, SimError};
+use crate::workload::{Workload, WorkloadError};
+
+/// Why a study cannot run. Every variant names the study file.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The file cannot be read.
+    #[error("{file}: {msg}")]
+    Io {
+        /// The study file.
+        file: String,
+        /// What went wrong.
+        msg: String,
+    },
+    /// Not a study file (TOML syntax, unknown or missing key; the message has the line).
+    #[error("{file}: {msg}")]
+    Parse {
+        /// The study file.
+        file: String,
+        /// The TOML reader's message (line, column, key).
+        msg: String,
+    },
+    /// Well-formed but inconsistent.
+    #[error("{file}: {key}: {msg}")]
+    Invalid {
+        /// The study file.
+        file: String,
+        /// The offending key, e.g. `case[2].sweep.task`.
+        key: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// A workload file of a case.
+    #[error("{file}: case `{case}`: {source}")]
+    Workload {
+        /// The study file.
+        file: String,
+        /// The case label.
+        case: String,
+        /// The workload error (names its own file and line).
+        source: Box<WorkloadError>,
+    },
+    /// A run failed (platform, workload or profile).
+    #[error("{file}: case `{case}`: {source}")]
+    Sim {
+        /// The study file.
+        file: String,
+        /// The case label.
+        case: String,
+        /// The simulator's error.
+        source: Box<SimError>,
+    },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StudyFile {
+    study: String,
+    description: String,
+    profiles: Vec<String>,
+    duration_s: u32,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default = "default_hz")]
+    hz: u32,
+    columns: Vec<String>,
+    #[serde(rename = "case")]
+    cases: Vec<CaseFile>,
+}
+
+fn default_hz() -> u32 {
+    250
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    label: String,
+    platform: PathBuf,
+    workload: PathBuf,
+    sweep: Option<Sweep>,
+    duration_s: Option<u32>,
+    profiles: Option<Vec<String>>,
+    columns: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sweep {
+    task: String,
+    values: Vec<u32>,
+}
+
+/// One simulation of a study: a case under a profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Run {
+    /// Case label (sweep value filled in).
+    pub case: String,
+    /// Profile name.
+    pub profile: String,
+    /// The `simulate --json` object.
+    pub metrics: Metrics,
+}
+
+/// A study's result: the `--json` object is `{"study", "runs"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StudyResult {
+    /// Study name.
+    pub study: String,
+    /// Every run, cases in file order (sweep values in order), profiles in order.
+    pub runs: Vec<Run>,
+    /// What the study reproduces.
+    #[serde(skip)]
+    pub description: String,
+    /// Columns of each case (by label).
+    #[serde(skip)]
+    pub columns: Vec<(String, Vec<String>)>,
+    /// Simulated seconds and seed, for the table's header.
+    #[serde(skip)]
+    pub seed: u64,
+}
+
+/// One case ready to run.
+struct Job {
+    label: String,
+    platform: Platform,
+    workload: Workload,
+    profiles: Vec<String>,
+    columns: Vec<String>,
+    cfg: SimConfig,
+}
+
+/// The study file for `name_or_file`: a path to an existing file, else
+/// `<scenarios>/<name>.toml`.
+pub fn resolve(name_or_file: &str, scenarios: &Path) -> PathBuf {
+    let p = PathBuf::from(name_or_file);
+    if p.is_file() {
+        p
+    } else {
+        scenarios.join(format!("{name_or_file}.toml"))
+    }
+}
+
+/// Loads and runs the study in `file` (runs spread over the machine's cores; the result
+/// does not depend on how many).
+pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
+    let (spec, jobs) = load(file)?;
+    let fname = file.display().to_string();
+    let work: Vec<(usize, &str)> = jobs
+        .iter()
+        .enumerate()
+        .flat_map(|(j, job)| job.profiles.iter().map(move |p| (j, p.as_str())))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<Metrics, StudyError>>> = Vec::new();
+    results.resize_with(work.len(), || None);
+    let slots = std::sync::Mutex::new(&mut results);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(work.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(j, profile)) = work.get(i) else {
+                    break;
+                };
+                let r = run_one(&jobs[j], profile).map_err(|e| StudyError::Sim {
+                    file: fname.clone(),
+                    case: jobs[j].label.clone(),
+                    source: Box::new(e),
+                });
+                if let Ok(mut slots) = slots.lock() {
+                    slots[i] = Some(r);
+                }
+            });
+        }
+    });
+    let mut runs = Vec::with_capacity(work.len());
+    for ((j, profile), r) in work.iter().zip(results) {
+        let metrics = r.ok_or_else(|| StudyError::Io {
+            file: fname.clone(),
+            msg: "a worker thread stopped before its run".into(),
+        })??;
+        runs.push(Run {
+            case: jobs[*j].label.clone(),
+            profile: (*profile).to_string(),
+            metrics,
+        });
+    }
+    Ok(StudyResult {
+        study: spec.study,
+        runs,
+        description: spec.description,
+        columns: jobs.into_iter().map(|j| (j.label, j.columns)).collect(),
+        seed: spec.seed,
+    })
+}
+
+fn run_one(job: &Job, profile: &str) -> Result<Metrics, SimError> {
+    let p = schedmath::Profile::from_name(profile)
+        .map_err(|e| SimError::Config(format!("profile `{profile}`: {e}")))?;
+    let tasks = tasks_from_workload(&job.workload)?;
+    let mut m = simulate(&job.platform, &tasks, &p, &job.cfg)?;
+    m.profile = profile.to_string();
+    Ok(m)
+}
+
+/// Parses `file` and prepares every case (sweeps expanded, files loaded and validated).
+fn load(file: &Path) -> Result<(StudyFile, Vec<Job>), StudyError> {
+    let fname = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|e| StudyError::Io {
+        file: fname.clone(),
+        msg: e.to_string(),
+    })?;
+    let spec: StudyFile = toml::from_str(&text).map_err(|e| StudyError::Parse {
+        file: fname.clone(),
+        msg: e.to_string().trim_end().to_string(),
+    })?;
+    let invalid = |key: String, msg: &str| StudyError::Invalid {
+        file: fname.clone(),
+        key,
+        msg: msg.to_string(),
+    };
+    if spec.cases.is_empty() {
+        return Err(invalid(
+            "case".into(),
+            "a study needs at least one [[case]]",
+        ));
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut jobs = Vec::new();
+    for (i, c) in spec.cases.iter().enumerate() {
+        let key = |k: &str| format!("case[{i}].{k}");
+        let profiles = c.profiles.clone().unwrap_or_else(|| spec.profiles.clone());
+        let columns = c.columns.clone().unwrap_or_else(|| spec.columns.clone());
+        if profiles.is_empty() {
+            return Err(invalid(key("profiles"), "no profiles"));
+        }
+        for p in &profiles {
+            if let Err(e) = schedmath::Profile::from_name(p) {
+                return Err(invalid(key("profiles"), &format!("`{p}`: {e}")));
+            }
+        }
+        if columns.is_empty() {
+            return Err(invalid(key("columns"), "no columns"));
+        }
+        let duration_s = c.duration_s.unwrap_or(spec.duration_s);
+        if duration_s == 0 {
+            return Err(invalid(key("duration_s"), "must be > 0"));
+        }
+        let cfg = SimConfig {
+            duration_ns: u64::from(duration_s) * 1_000_000_000,
+            hz: spec.hz,
+            seed: spec.seed,
+        };
+        let sim_err = |label: &str, source: SimError| StudyError::Sim {
+            file: fname.clone(),
+            case: label.to_string(),
+            source: Box::new(source),
+        };
+        let platform =
+            Platform::load(&dir.join(&c.platform)).map_err(|e| sim_err(&c.label, e.into()))?;
+        let base = Workload::load(&dir.join(&c.workload)).map_err(|e| StudyError::Workload {
+            file: fname.clone(),
+            case: c.label.clone(),
+            source: Box::new(e),
+        })?;
+        let values: Vec<Option<u32>> = match &c.sweep {
+            None => vec![None],
+            Some(s) if s.values.is_empty() => {
+                return Err(invalid(key("sweep.values"), "no values"));
+            }
+            Some(s) => s.values.iter().copied().map(Some).collect(),
+        };
+        for v in values {
+            let mut w = base.clone();
+            let mut label = c.label.clone();
+            if let (Some(n), Some(s)) = (v, &c.sweep) {
+                if n == 0 {
+                    return Err(invalid(key("sweep.values"), "a count must be > 0"));
+                }
+                w.set_instances(&s.task, n as usize).ok_or_else(|| {
+                    invalid(
+                        key("sweep.task"),
+                        &format!("the workload has no task `{}`", s.task),
+                    )
+                })?;
+                label = label.replace("{n}", &n.to_string());
+            }
+            w.validate(platform.nr_cpus())
+                .map_err(|e| StudyError::Workload {
+                    file: fname.clone(),
+                    case: label.clone(),
+                    source: Box::new(e),
+                })?;
+            jobs.push(Job {
+                label,
+                platform: platform.clone(),
+                workload: w,
+                profiles: profiles.clone(),
+                columns: columns.clone(),
+                cfg,
+            });
+        }
+    }
+    Ok((spec, jobs))
+}
+
+/// The value at a dotted `path` of `v`; `*` sums every child (numbers only).
+pub fn lookup(v: &Value, path: &str) -> Option<Value> {
+    let (head, rest) = match path.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (path, None),
+    };
+    let children: Vec<&Value> = match (head, v) {
+        ("*", Value::Object(m)) => m.values().collect(),
+        ("*", Value::Array(a)) => a.iter().collect(),
+        (k, Value::Object(m)) => return m.get(k).and_then(|c| next(c, rest)),
+        (k, Value::Array(a)) => {
+            return k
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| a.get(i))
+                .and_then(|c| next(c, rest))
+        }
+        _ => return None,
+    };
+    let mut sum = 0.0;
+    for c in children {
+        sum += next(c, rest)?.as_f64()?;
+    }
+    serde_json::Number::from_f64((sum * 1e6).round() / 1e6).map(Value::Number)
+}
+
+fn next(v: &Value, rest: Option<&str>) -> Option<Value> {
+    match rest {
+        Some(r) => lookup(v, r),
+        None => Some(v.clone()),
+    }
+}
+
+fn cell(v: Option<&Value>) -> String {
+    match v {
+        None => "-".into(),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if n.is_f64() => format!("{f:.3}"),
+            _ => n.to_string(),
+        },
+        Some(other) => other.to_string(),
+    }
+}
+
+fn change(base: Option<&Value>, v: Option<&Value>) -> String {
+    match (base.and_then(Value::as_f64), v.and_then(Value::as_f64)) {
+        (Some(0.0), Some(0.0)) => "(=)".into(),
+        (Some(0.0), Some(_)) => "(n/a)".into(),
+        (Some(a), Some(b)) => format!("({:+.1}%)", (b - a) * 100.0 / a),
+        _ => String::new(),
+    }
+}
+
+impl StudyResult {
+    /// The runs of case `label`, in profile order.
+    pub fn case(&self, label: &str) -> Vec<&Run> {
+        self.runs.iter().filter(|r| r.case == label).collect()
+    }
+
+    /// The metric of case `label` under `profile` (`None`: no such run).
+    pub fn metrics(&self, label: &str, profile: &str) -> Option<&Metrics> {
+        self.runs
+            .iter()
+            .find(|r| r.case == label && r.profile == profile)
+            .map(|r| &r.metrics)
+    }
+
+    /// The readable table: per case, a header of its columns and one row per profile.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "study {}: {}", self.study, self.description);
+        let _ = writeln!(
+            o,
+            "seed {}; change in parentheses against the case's first profile",
+            self.seed
+        );
+        let mut last_cols: Option<&Vec<String>> = None;
+        for (label, cols) in &self.columns {
+            let runs = self.case(label);
+            let rows: Vec<(String, Vec<String>)> = {
+                let json: Vec<Value> = runs
+                    .iter()
+                    .map(|r| serde_json::to_value(&r.metrics).unwrap_or(Value::Null))
+                    .collect();
+                let base: Vec<Option<Value>> = json
+                    .first()
+                    .map(|b| cols.iter().map(|c| lookup(b, c)).collect())
+                    .unwrap_or_default();
+                runs.iter()
+                    .zip(&json)
+                    .enumerate()
+                    .map(|(i, (r, j))| {
+                        let cells = cols
+                            .iter()
+                            .enumerate()
+                            .map(|(k, c)| {
+                                let v = lookup(j, c);
+                                let b = base.get(k).and_then(Option::as_ref);
+                                if i == 0 {
+                                    cell(v.as_ref())
+                                } else {
+                                    format!("{} {}", cell(v.as_ref()), change(b, v.as_ref()))
+                                        .trim_end()
+                                        .to_string()
+                                }
+                            })
+                            .collect();
+                        (r.profile.clone(), cells)
+                    })
+                    .collect()
+            };
+            let width = |k: usize| {
+                rows.iter()
+                    .map(|(_, c)| c[k].chars().count())
+                    .chain([cols[k].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            };
+            let pw = rows
+                .iter()
+                .map(|(p, _)| p.chars().count())
+                .chain(["profile".len()])
+                .max()
+                .unwrap_or(0);
+            if last_cols != Some(cols) {
+                let _ = write!(o, "\n{:<24}  {:<pw$}", "case", "profile");
+                for (k, c) in cols.iter().enumerate() {
+                    let _ = write!(o, "  {:>w$}", c, w = width(k));
+                }
+                o.push('\n');
+                last_cols = Some(cols);
+            }
+            for (i, (p, cells)) in rows.iter().enumerate() {
+                let name = if i == 0 { label.as_str() } else { "" };
+                let _ = write!(o, "{name:<24}  {p:<pw$}");
+                for (k, c) in cells.iter().enumerate() {
+                    let _ = write!(o, "  {:>w$}", c, w = width(k));
+                }
+                o.push('\n');
+            }
+        }
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_paths_and_sums() {
+        let v = serde_json::json!({"a": {"x": 1.5, "y": 2}, "b": [1, 2, 3], "c": {"k": [1, 4]}});
+        assert_eq!(lookup(&v, "a.x"), Some(serde_json::json!(1.5)));
+        assert_eq!(lookup(&v, "a.*").and_then(|v| v.as_f64()), Some(3.5));
+        assert_eq!(lookup(&v, "b.1"), Some(serde_json::json!(2)));
+        assert_eq!(lookup(&v, "c.*.*").and_then(|v| v.as_f64()), Some(5.0));
+        assert_eq!(lookup(&v, "a.z"), None);
+        assert_eq!(lookup(&v, "b.9"), None);
+    }
+
+    #[test]
+    fn change_reads_like_the_compare_table() {
+        let n = |x: f64| Some(serde_json::json!(x));
+        assert_eq!(change(n(10.0).as_ref(), n(5.0).as_ref()), "(-50.0%)");
+        assert_eq!(change(n(0.0).as_ref(), n(0.0).as_ref()), "(=)");
+        assert_eq!(change(n(0.0).as_ref(), n(1.0).as_ref()), "(n/a)");
+    }
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Study `ou-lone-task` (VARIANTS.md §1): the patch keeps a lone busy task on a
+//! max-capacity CPU from marking the root domain overutilized; with more busy tasks than
+//! max-capacity CPUs both sides are overutilized alike.
+
+use std::path::{Path, PathBuf};
+
+use schedmath_host::study::{self, StudyResult};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn result() -> StudyResult {
+    study::run(&root().join("fixtures/scenarios/ou-lone-task.toml")).unwrap()
+}
+
+/// (base, patch) OU % of a case.
+fn ou(r: &StudyResult, case: &str) -> (f64, f64) {
+    let m = |p| r.metrics(case, p).unwrap().ou_pct;
+    (m("mainline"), m("ou-lone-task"))
+}
+
+#[test]
+fn lone_tasks_on_big_cpus_no_longer_overutilize_and_more_tasks_do() {
+    let r = result();
+    // (board, max-capacity CPUs, CPUs)
+    for (board, bigs, cpus) in [("rk3399", 2, 6), ("m1pro", 6, 8), ("orion-o6", 2, 12)] {
+        for n in 1..=cpus + 1 {
+            let (base, patch) = ou(&r, &format!("{board} {n}x busy"));
+            assert!(base > 98.0, "{board} {n}x: base {base}");
+            if n <= bigs {
+                assert_eq!(patch, 0.0, "{board} {n}x busy: patch {patch}");
+            } else {
+                // Equal but for the first ticks before the extra task lands.
+                assert!((base - patch).abs() < 1.0, "{board} {n}x: {base} vs {patch}");
+            }
+        }
+    }
+}
+
+#[test]
+fn functional_small_tasks_stay_little_and_ou_ratio_drops() {
+    let r = result();
+    let (base, patch) = ou(&r, "m1pro functional");
+    assert_eq!((base, patch), (99.0, 0.0));
+    // The busy task runs on a big CPU (2..=7) either way.
+    let m = r.metrics("m1pro functional", "ou-lone-task").unwrap();
+    let busy: f64 = m.task_cpu_residency_s["busy-0"][2..].iter().sum();
+    assert!(busy > 9.9, "busy on bigs {busy} s");
+}
+
+#[test]
+fn table_and_json() {
+    let r = result();
+    insta::assert_snapshot!("ou_lone_task_table", r.render());
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["study"], "ou-lone-task");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2 * (7 + 9 + 13 + 1));
+    assert_eq!(runs[0]["case"], "rk3399 1x busy");
+    assert_eq!(runs[0]["profile"], "mainline");
+    assert!(runs[0]["metrics"]["ou_pct"].is_f64());
+}
