@@ -33,7 +33,10 @@ fn lone_tasks_on_big_cpus_no_longer_overutilize_and_more_tasks_do() {
                 assert_eq!(patch, 0.0, "{board} {n}x busy: patch {patch}");
             } else {
                 // Equal but for the first ticks before the extra task lands.
-                assert!((base - patch).abs() < 1.0, "{board} {n}x: {base} vs {patch}");
+                assert!(
+                    (base - patch).abs() < 1.0,
+                    "{board} {n}x: {base} vs {patch}"
+                );
             }
         }
     }

@@ -82,10 +82,11 @@ use super::placement::{
 };
 use super::program::{SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
-use super::task::{allowed_cpus, SplitMix64, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
+use super::task::{allowed_cpus, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
 use super::SimError;
 use crate::idle::NO_LATENCY_CONSTRAINT_NS;
 use crate::platform::Platform;
+use crate::rng::SplitMix64;
 
 /// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a
 /// zero clock, and a zero `last_update_time` means "not attached" to PELT.
@@ -222,7 +223,7 @@ impl<'p> Engine<'p> {
                 }
             }
             let mut task = Task::new(s.clone(), profile.util_est, allowed);
-            task.rng = SplitMix64::new(cfg.seed, tasks.len() as u64);
+            task.rng = SplitMix64::stream(cfg.seed, tasks.len() as u64);
             let first = s.phases[0].attrs.clone();
             task.apply(&first, n);
             tasks.push(task);
