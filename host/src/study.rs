@@ -389,7 +389,7 @@ fn cell(v: Option<&Value>) -> String {
             let items: Vec<String> = a
                 .iter()
                 .map(|x| match x.as_f64() {
-                    Some(f) if f == 0.0 => "0".into(),
+                    Some(0.0) => "0".into(),
                     _ => cell(Some(x)),
                 })
                 .collect();
