@@ -33,6 +33,7 @@
 //! at once instead of through `removed`; the seed draws nothing (the model has no random
 //! input), it is recorded for the report.
 
+mod groups;
 mod sched;
 mod sync;
 mod tick;
@@ -49,7 +50,7 @@ use schedmath::capacity::{
 };
 use schedmath::cpuidle::{SelectEnv, KTIME_MAX};
 use schedmath::energy::em_cpu_energy;
-use schedmath::math::scale_load;
+use schedmath::math::{scale_load, scale_load_down};
 use schedmath::overutilized::{
     check_update_overutilized_status, cpu_overutilized, update_sd_lb_overutilized, EasKeys,
     OverutilizedCpu, RootDomain,
@@ -74,6 +75,7 @@ use schedmath::util_est::{
 use schedmath::Profile;
 
 use super::governors::{CpuIdle, FreqDomainState};
+use super::group::{GroupRq, TaskGroups};
 use super::metrics::{Metrics, Recorder};
 use super::placement::{
     find_energy_efficient_cpu, find_idlest_cpu, select_idle_cpu, CpuView, PerfDomain, TaskView,
@@ -124,6 +126,7 @@ pub struct Engine<'p> {
     doms: Vec<FreqDomainState>,
     idle: Vec<Option<CpuIdle>>,
     tasks: Vec<Task>,
+    groups: TaskGroups,
     keys: EasKeys,
     ucfg: UclampConfig,
     asym: bool,
@@ -203,6 +206,7 @@ impl<'p> Engine<'p> {
             .iter()
             .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
             .collect();
+        let mut groups = TaskGroups::new();
         let mut tasks = Vec::with_capacity(specs.len());
         for s in specs {
             if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
@@ -219,10 +223,21 @@ impl<'p> Engine<'p> {
                         .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
                 }
             }
+            let group_err = |m: String| SimError::Config(format!("task `{}`: {m}", s.name));
+            for ph in &s.phases {
+                if let Some(chain) = &ph.attrs.group {
+                    groups.insert_chain(chain).map_err(group_err)?;
+                }
+            }
             let mut task = Task::new(s.clone(), profile.util_est, allowed);
             let first = s.phases[0].attrs.clone();
             task.apply(&first, n);
+            let chain = first.group.as_ref().unwrap_or(&s.group);
+            task.group = groups.insert_chain(chain).map_err(group_err)?;
             tasks.push(task);
+        }
+        for r in &mut rqs {
+            r.grq = vec![GroupRq::default(); groups.len()];
         }
         let names: Vec<String> = tasks.iter().map(|t| t.spec.name.clone()).collect();
         let mut rec = Recorder::new(platform, &names, cfg);
@@ -241,6 +256,7 @@ impl<'p> Engine<'p> {
             doms,
             idle,
             tasks,
+            groups,
             keys,
             ucfg,
             asym,
@@ -439,7 +455,8 @@ impl<'p> Engine<'p> {
         update_rq_clock_task(&mut r.clock, delta, 0, &cpu, &self.profile);
     }
 
-    /// `update_curr()`: the running fair task's vruntime.
+    /// `update_curr()`: the running fair task's vruntime, its group entities' and the
+    /// `min_vruntime` of each cfs_rq on its path.
     fn update_curr(&mut self, c: usize) {
         let Some(t) = self.rqs[c].curr else { return };
         let task = &mut self.tasks[t];
@@ -449,16 +466,7 @@ impl<'p> Engine<'p> {
             task.vruntime = task
                 .vruntime
                 .saturating_add(delta * 1024 / task.weight.max(1));
-            let v = task.vruntime;
-            let qmin = self.rqs[c]
-                .queue
-                .iter()
-                .filter(|&&q| self.tasks[q].is_fair())
-                .map(|&q| self.tasks[q].vruntime)
-                .min()
-                .unwrap_or(v);
-            let r = &mut self.rqs[c];
-            r.min_vruntime = r.min_vruntime.max(v.min(qmin));
+            self.update_curr_hier(c, t, delta);
         }
     }
 
