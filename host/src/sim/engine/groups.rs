@@ -272,3 +272,69 @@ impl Engine<'_> {
         self.ent_vruntime(c, pse).saturating_add(self.slice) < self.ent_vruntime(c, se)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::program::SimTask;
+
+    fn grp(path: &str, idle: bool) -> SimGroup {
+        SimGroup {
+            path: path.to_string(),
+            shares: 1024,
+            idle,
+        }
+    }
+
+    fn busy(name: &str, cpu: usize, group: Vec<SimGroup>, policy: SchedPolicy) -> SimTask {
+        let mut t = SimTask::periodic(name, 100, 16_000_000, None);
+        t.cpus = Some(vec![cpu]);
+        t.group = group;
+        t.policy = policy;
+        t
+    }
+
+    #[test]
+    fn sched_idle_cpu_counts_tasks_under_idle_groups() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/platforms/rk3399.toml"
+        );
+        let p = Platform::load(std::path::Path::new(path)).unwrap();
+        let n = SchedPolicy::Normal;
+        let specs = [
+            // CPU 0: a normal task inside a non-idle child of an idle group.
+            busy(
+                "in-idle",
+                0,
+                vec![grp("/bg2", true), grp("/bg2/x", false)],
+                n,
+            ),
+            // CPU 1: a normal task in a normal group.
+            busy("normal", 1, vec![grp("/fg", false)], n),
+            // CPU 2: a SCHED_IDLE task in the root.
+            busy("idle-policy", 2, vec![], SchedPolicy::Idle),
+            // CPU 3: an idle-group task beside a normal root task.
+            busy("bg", 3, vec![grp("/bg", true)], n),
+            busy("fg", 3, vec![], n),
+        ];
+        let cfg = SimConfig {
+            duration_ns: 100_000_000,
+            hz: 250,
+            seed: 0,
+        };
+        let mut e = Engine::new(&p, &specs, &Profile::MAINLINE, &cfg).unwrap();
+        e.run(&mut |_| {});
+        let state: Vec<(bool, u32)> = (0..4)
+            .map(|c| (e.rqs[c].is_sched_idle(), e.rqs[c].h_nr_idle))
+            .collect();
+        assert_eq!(state, vec![(true, 1), (false, 0), (true, 1), (false, 1)]);
+        // Each group lives on one CPU, so its entity there takes all of tg->shares:
+        // scale_load(WEIGHT_IDLEPRIO) for the idle /bg and /bg2, 1024 for /bg2/x.
+        let id = |p: &str| e.groups.id(p).unwrap();
+        assert_eq!(e.rqs[3].grq[id("/bg")].se_weight, 3 << 10);
+        assert_eq!(e.rqs[0].grq[id("/bg2")].se_weight, 3 << 10);
+        assert_eq!(e.rqs[0].grq[id("/bg2/x")].se_weight, 1024 << 10);
+        assert_eq!(e.rqs[1].grq[id("/fg")].se_weight, 1024 << 10);
+    }
+}
