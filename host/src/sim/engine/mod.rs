@@ -26,7 +26,7 @@
 //!   group cfs_rqs up to the root (PELT, `update_tg_load_avg()`, the group entity's
 //!   `calc_group_shares()` weight), `update_curr()` advances each group entity's
 //!   vruntime, group cfs_rqs decay every 32 ms, the pick and wake-up preemption work on
-//!   the hierarchy ([`groups`], [`crate::sim::group`]);
+//!   the hierarchy (submodule `groups`, [`crate::sim::group`]);
 //! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
 //!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
 //! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`].
