@@ -64,6 +64,8 @@ pub struct Task {
     pub uclamp: UclampTask,
     /// `p->cpus_mask`, sorted.
     pub allowed: Vec<usize>,
+    /// Task group id (`p->sched_task_group`; [`super::group::ROOT`] for the root).
+    pub group: usize,
     /// A phase started with attributes not applied yet.
     pub attrs_pending: bool,
     /// `task_cpu(p)`.
@@ -155,6 +157,7 @@ impl Task {
                 ..UclampTask::default()
             },
             allowed,
+            group: super::group::ROOT,
             attrs_pending: false,
             cpu: 0,
             state: TState::New,
