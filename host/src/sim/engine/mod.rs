@@ -32,8 +32,11 @@
 //! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`].
 //!
 //! Simplifications: no irq/steal time, no DL class, no thermal pressure, no EEVDF
-//! delayed dequeue; the
-//! load-balance pass runs every tick; newly idle CPUs pull the least urgent waiting task
+//! delayed dequeue; the load-balance pass runs every tick; the blocked-load decay of idle
+//! CPUs does not ask schedutil for a new frequency (the kernel's
+//! `sched_balance_update_blocked_averages()` does when the averages decayed, from the
+//! idle-balance CPU, which `cpufreq_this_cpu_can_update()` may refuse), so a wholly idle
+//! domain keeps its last frequency (idle, it draws idle power, not that OPP's); newly idle CPUs pull the least urgent waiting task
 //! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
 //! at once instead of through `removed`. The seed feeds each task's own generator
 //! ([`SplitMix64`], seed × task index), drawn only by workload ranges (the IO latency of
