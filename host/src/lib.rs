@@ -6,6 +6,7 @@ pub mod fixtures;
 pub mod governor;
 pub mod idle;
 pub mod platform;
+pub mod rng;
 pub mod sim;
 pub mod study;
 pub mod verify;

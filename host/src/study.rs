@@ -384,6 +384,17 @@ fn cell(v: Option<&Value>) -> String {
             Some(f) if n.is_f64() => format!("{f:.3}"),
             _ => n.to_string(),
         },
+        // A per-CPU or per-state list: `[0.028 0 9.972]`, zeros short.
+        Some(Value::Array(a)) if a.iter().all(Value::is_number) => {
+            let items: Vec<String> = a
+                .iter()
+                .map(|x| match x.as_f64() {
+                    Some(0.0) => "0".into(),
+                    _ => cell(Some(x)),
+                })
+                .collect();
+            format!("[{}]", items.join(" "))
+        }
         Some(other) => other.to_string(),
     }
 }

@@ -42,7 +42,10 @@ fn case(extra: &str) -> String {
 
 #[test]
 fn json_is_one_object_with_study_and_runs() {
-    let (code, err) = run_text("ok", &case("sweep = { task = \"busy\", values = [1, 3] }\n"));
+    let (code, err) = run_text(
+        "ok",
+        &case("sweep = { task = \"busy\", values = [1, 3] }\n"),
+    );
     assert_eq!((code, err.as_str()), (0, ""));
     let file = root().join("target/study-cli-tests/ok.toml");
     let out = cli(&["study", file.to_str().unwrap(), "--json"]);
@@ -70,26 +73,41 @@ fn json_is_one_object_with_study_and_runs() {
 fn bad_study_files_name_file_line_and_key() {
     let (code, err) = run_text("unknown-key", &format!("{HEAD}colour = 1\n"));
     assert_eq!(code, 2);
-    assert!(err.contains("unknown-key.toml") && err.contains("line 6"), "{err}");
+    assert!(
+        err.contains("unknown-key.toml") && err.contains("line 6"),
+        "{err}"
+    );
     assert!(err.contains("unknown field `colour`"), "{err}");
 
-    let (code, err) = run_text("no-task", &case("sweep = { task = \"nope\", values = [1] }\n"));
+    let (code, err) = run_text(
+        "no-task",
+        &case("sweep = { task = \"nope\", values = [1] }\n"),
+    );
     assert_eq!(code, 2);
     assert!(
         err.contains("case[0].sweep.task: the workload has no task `nope`"),
         "{err}"
     );
 
-    let (code, err) = run_text("bad-profile", &case("profiles = [\"mainline\", \"pelt-hl4\"]\n"));
+    let (code, err) = run_text(
+        "bad-profile",
+        &case("profiles = [\"mainline\", \"pelt-hl4\"]\n"),
+    );
     assert_eq!(code, 2);
     assert!(err.contains("case[0].profiles: `pelt-hl4`"), "{err}");
 
     let (code, err) = run_text("no-cases", HEAD);
     assert_eq!(code, 2);
-    assert!(err.contains("no-cases.toml") && err.contains("case"), "{err}");
+    assert!(
+        err.contains("no-cases.toml") && err.contains("case"),
+        "{err}"
+    );
 
     let out = cli(&["study", "no-such-study"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("fixtures/scenarios/no-such-study.toml"), "{err}");
+    assert!(
+        err.contains("fixtures/scenarios/no-such-study.toml"),
+        "{err}"
+    );
 }

@@ -33,7 +33,10 @@ fn lone_tasks_on_big_cpus_no_longer_overutilize_and_more_tasks_do() {
                 assert_eq!(patch, 0.0, "{board} {n}x busy: patch {patch}");
             } else {
                 // Equal but for the first ticks before the extra task lands.
-                assert!((base - patch).abs() < 1.0, "{board} {n}x: {base} vs {patch}");
+                assert!(
+                    (base - patch).abs() < 1.0,
+                    "{board} {n}x: {base} vs {patch}"
+                );
             }
         }
     }
@@ -45,9 +48,34 @@ fn functional_small_tasks_stay_little_and_ou_ratio_drops() {
     let (base, patch) = ou(&r, "m1pro functional");
     assert_eq!((base, patch), (99.0, 0.0));
     // The busy task runs on a big CPU (2..=7) either way.
-    let m = r.metrics("m1pro functional", "ou-lone-task").unwrap();
-    let busy: f64 = m.task_cpu_residency_s["busy-0"][2..].iter().sum();
-    assert!(busy > 9.9, "busy on bigs {busy} s");
+    // CPUs 0-1 are the 485-capacity E cores, 2-7 the P cores.
+    let bigs = |m: &schedmath_host::sim::Metrics, t: &str| -> f64 {
+        m.task_cpu_residency_s[t][2..].iter().sum()
+    };
+    let base = r.metrics("m1pro functional", "mainline").unwrap();
+    let patch = r.metrics("m1pro functional", "ou-lone-task").unwrap();
+    for m in [base, patch] {
+        assert!(
+            bigs(m, "busy-0") > 9.9,
+            "busy on bigs {}",
+            bigs(m, "busy-0")
+        );
+    }
+    // Base: with EAS off, two of the small tasks spread to idle P cores (2.5 s each);
+    // patch: EAS keeps all four on the E cores (a few ms elsewhere at start-up).
+    let small = ["small-0", "small-1", "small-2", "small-3"];
+    let on_bigs = |m| small.iter().map(|t| bigs(m, t)).sum::<f64>();
+    assert!(
+        on_bigs(base) > 4.9,
+        "base small tasks on P cores {}",
+        on_bigs(base)
+    );
+    assert!(
+        on_bigs(patch) < 0.1,
+        "patch small tasks on P cores {}",
+        on_bigs(patch)
+    );
+    assert!(patch.energy_j < base.energy_j);
 }
 
 #[test]

@@ -18,6 +18,8 @@
 
 use std::path::Path;
 
+use crate::rng::SplitMix64;
+
 /// One idle period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IdlePeriod {
@@ -60,34 +62,6 @@ pub enum PatternError {
         /// The OS error.
         msg: String,
     },
-}
-
-/// SplitMix64: a small deterministic generator (no floats, no dependencies).
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi` (modulo bias is negligible for durations).
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        match (hi - lo).checked_add(1) {
-            Some(span) => lo + self.next_u64() % span,
-            None => self.next_u64(),
-        }
-    }
 }
 
 /// A parsed duration `N{ns,us,ms,s}`.

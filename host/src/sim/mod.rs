@@ -4,6 +4,7 @@
 //!
 //! * [`program`]: what runs (task programs built from the workload model);
 //! * [`rq`]: per-CPU runqueue state and the class/pick model;
+//! * [`group`]: task groups (per-CPU group cfs_rq and entity, `calc_group_shares()`);
 //! * [`placement`]: wake-up CPU selection (EAS / idle-capacity search);
 //! * [`governors`]: schedutil per frequency domain, cpuidle per CPU;
 //! * [`task`]: a task's kernel-side state and its program walk;
@@ -16,6 +17,7 @@
 
 pub mod engine;
 pub mod governors;
+pub mod group;
 pub mod metrics;
 pub mod placement;
 pub mod program;

@@ -9,15 +9,18 @@
 //! the workload's `schedmath.io_latency_us` range, whose wake-up carries
 //! `SCHED_CPUFREQ_IOWAIT`), `yield`, `suspend`/`resume`, `lock`/`unlock`,
 //! `wait`/`signal`/`broad`, `sync` (lock, signal, wait, unlock) and `barrier` (resources
-//! by interned id). A phase's policy, affinity
-//! and clamps are applied each time it starts; task groups are flattened (every task in
-//! the root cfs_rq, group moves have no effect); a timer shared by several threads is
+//! by interned id). A phase's policy, affinity, clamps
+//! and task group are applied each time it starts (a group move is rt-app writing the
+//! task into the cgroup; the task carries its group's chain of [`SimGroup`]s with their
+//! shares and idle flag, see [`super::group`]); a timer shared by several threads is
 //! simulated per thread.
 
 use std::collections::BTreeMap;
 
+pub use super::group::SimGroup;
 use super::SimError;
-use crate::workload::{Event, Loops, Policy, Sched, TimerMode, Workload};
+use crate::workload::model::DEFAULT_SHARES;
+use crate::workload::{Event, Loops, Policy, Sched, TaskGroup, TimerMode, Workload};
 
 /// rt-app `mem` rate: bytes written per second at capacity 1024 and the reference
 /// frequency (a memset-bound store stream of 8 GB/s); `mem` is work like `run`.
@@ -142,6 +145,8 @@ pub struct PhaseAttrs {
     pub uclamp_min: Option<u32>,
     /// New uclamp max.
     pub uclamp_max: Option<u32>,
+    /// New task group (its chain, top-level group first; empty: the root).
+    pub group: Option<Vec<SimGroup>>,
 }
 
 impl PhaseAttrs {
@@ -177,6 +182,8 @@ pub struct SimTask {
     pub uclamp_min: Option<u32>,
     /// Requested uclamp max.
     pub uclamp_max: Option<u32>,
+    /// Task group at start: its chain, top-level group first (empty: the root group).
+    pub group: Vec<SimGroup>,
     /// First activation (ns).
     pub delay_ns: u64,
     /// How many times the phases run; `None`: forever.
@@ -196,6 +203,7 @@ impl SimTask {
             cpus: None,
             uclamp_min: None,
             uclamp_max: None,
+            group: Vec::new(),
             delay_ns: 0,
             loops,
             phases: vec![SimPhase {
@@ -228,6 +236,28 @@ fn policy_of(sched: Sched) -> SchedPolicy {
         Policy::Fifo => SchedPolicy::Fifo(rt_prio),
         Policy::Rr => SchedPolicy::Rr(rt_prio),
     }
+}
+
+/// The chain of groups from the top-level one down to `path` (empty for the root), with
+/// the attributes `groups` gives them (kernel defaults for a group it lacks).
+fn group_chain(groups: &[TaskGroup], path: &str) -> Vec<SimGroup> {
+    let mut chain = Vec::new();
+    let mut p = path;
+    while p != "/" && !p.is_empty() {
+        let g = groups.iter().find(|g| g.path == p);
+        chain.push(SimGroup {
+            path: p.to_string(),
+            shares: g.map_or(DEFAULT_SHARES, |g| g.shares),
+            idle: g.is_some_and(|g| g.idle),
+        });
+        p = match (g, p.rfind('/')) {
+            (Some(g), _) => &g.parent,
+            (None, Some(0) | None) => "/",
+            (None, Some(i)) => &p[..i],
+        };
+    }
+    chain.reverse();
+    chain
 }
 
 /// The simulator's tasks for every thread of `w` (instances in order). Mutex, condition,
@@ -301,6 +331,7 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                     cpus: ph.cpus.as_ref().map(|a| a.cpus.clone()),
                     uclamp_min: ph.uclamp.min,
                     uclamp_max: ph.uclamp.max,
+                    group: ph.group.as_deref().map(|g| group_chain(&w.groups, g)),
                 },
                 loops: loops(ph.loops).unwrap_or(u64::MAX),
                 steps,
@@ -315,6 +346,10 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
             .map(|a| a.cpus.clone());
         let uc_min = first.and_then(|p| p.uclamp.min).or(t.uclamp.min);
         let uc_max = first.and_then(|p| p.uclamp.max).or(t.uclamp.max);
+        let group = group_chain(
+            &w.groups,
+            first.and_then(|p| p.group.as_deref()).unwrap_or(&t.group),
+        );
         for name in &t.instances {
             out.push(SimTask {
                 name: name.clone(),
@@ -327,6 +362,7 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                 cpus: cpus.clone(),
                 uclamp_min: uc_min,
                 uclamp_max: uc_max,
+                group: group.clone(),
                 delay_ns: t.delay_ns,
                 loops: loops(t.loops),
                 phases: phases.clone(),

@@ -5,14 +5,23 @@
 //! Simplifications (documented, deliberate):
 //! * RT above fair; among RT tasks the highest priority, FIFO order within a priority
 //!   (no RR slice, no RT throttling). No deadline class.
-//! * Fair sharing is a CFS-like vruntime model, not EEVDF's eligibility/deadline: a
-//!   task's `vruntime` advances by `delta_exec × 1024 / weight` (`sched_prio_to_weight`,
-//!   SCHED_IDLE weight 3); the queued task with the smallest vruntime runs. At the tick
-//!   the current task yields once it ran a base slice and a queued task has a smaller
-//!   vruntime; a waking fair task preempts when its vruntime is a base slice below the
-//!   current one, and always preempts a SCHED_IDLE task. A waking or migrating task is
-//!   placed at `max(vruntime, min_vruntime - slice / 2)` (sleeper credit).
-//! * One flat root cfs_rq per CPU (no task groups, no delayed dequeue).
+//! * Fair sharing is a CFS-like vruntime model, not EEVDF's eligibility/deadline: an
+//!   entity's `vruntime` advances by `delta_exec × 1024 / weight` (a task:
+//!   `sched_prio_to_weight`, SCHED_IDLE weight 3; a group entity: its
+//!   `calc_group_shares()` weight, see [`super::group`]). The pick is hierarchical: in
+//!   the root cfs_rq the entity (task or group) with the smallest vruntime, then the same
+//!   inside that group, down to a task. At the tick the current task yields once it ran
+//!   a base slice and that pick would choose another task. Wake-up preemption is the
+//!   kernel's rule at the level where the two tasks' entities share a cfs_rq
+//!   (`find_matching_se()`): an idle entity (SCHED_IDLE task, idle group) is preempted by
+//!   a non-idle one and never preempts one; two non-idle entities compare vruntimes (the
+//!   waking one preempts when a base slice below); a waking SCHED_IDLE task does not
+//!   preempt. A waking or migrating task (and a group entity becoming runnable) is placed
+//!   at `max(vruntime, min_vruntime - slice / 2)` of its cfs_rq (sleeper credit).
+//! * The root cfs_rq's PELT signals (what schedutil, EAS and overutilized read) are the
+//!   flat sum of every fair task's contribution: its `load.weight` is the sum of task
+//!   weights and tasks attach to it directly, grouped or not (the kernel propagates group
+//!   entities' averages instead). No delayed dequeue.
 
 use schedmath::pelt::clock::RqClock;
 use schedmath::pelt::SchedAvg;
@@ -21,6 +30,7 @@ use schedmath::util_est::UtilEst;
 use schedmath::Profile;
 
 use super::engine::BOOT_CLOCK_NS;
+use super::group::{GroupRq, TaskGroups, ROOT};
 
 /// `sched_prio_to_weight[]` (kernel/sched/core.c), nice -20..=19.
 pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
@@ -73,8 +83,9 @@ pub struct Rq {
     pub nr_fair: u32,
     /// RT tasks queued or running.
     pub nr_rt: u32,
-    /// SCHED_IDLE tasks queued or running (`sched_idle_rq()` when all are).
-    pub nr_idle_policy: u32,
+    /// `rq->cfs.h_nr_idle`: fair tasks queued or running that are SCHED_IDLE or under an
+    /// idle group (`sched_idle_rq()` when all runnable tasks are).
+    pub h_nr_idle: u32,
     /// Runnable tasks that are not running (task ids).
     pub queue: Vec<usize>,
     /// Running task.
@@ -97,6 +108,10 @@ pub struct Rq {
     pub idle_calls: u64,
     /// Last blocked-load update of an idle CPU (ns).
     pub last_blocked_update: u64,
+    /// Per task group (by id; the root's slot is unused): its cfs_rq and entity here.
+    pub grq: Vec<GroupRq>,
+    /// Last decay of every group cfs_rq of this CPU (`update_blocked_averages()`, ns).
+    pub last_group_update: u64,
 }
 
 impl Rq {
@@ -118,7 +133,7 @@ impl Rq {
             cfs_load_weight: 0,
             nr_fair: 0,
             nr_rt: 0,
-            nr_idle_policy: 0,
+            h_nr_idle: 0,
             queue: Vec::new(),
             curr: None,
             uclamp: init_uclamp_rq(),
@@ -130,6 +145,8 @@ impl Rq {
             tick_stopped: false,
             idle_calls: 0,
             last_blocked_update: 0,
+            grq: Vec::new(),
+            last_group_update: 0,
         }
     }
 
@@ -143,9 +160,9 @@ impl Rq {
         self.curr.is_none() && self.queue.is_empty()
     }
 
-    /// `sched_idle_cpu()`: only SCHED_IDLE tasks are runnable.
+    /// `sched_idle_cpu()`: every runnable task is SCHED_IDLE or under an idle group.
     pub fn is_sched_idle(&self) -> bool {
-        self.nr_running() > 0 && self.nr_idle_policy == self.nr_running()
+        self.nr_running() > 0 && self.h_nr_idle == self.nr_running()
     }
 }
 
@@ -156,53 +173,102 @@ pub struct PickKey {
     pub rt_prio: Option<u32>,
     /// vruntime (fair).
     pub vruntime: u64,
+    /// Task group (fair).
+    pub group: usize,
 }
 
-/// The queued task to run next: highest RT priority (earliest queued first), else the
-/// smallest vruntime (lowest position first). Returns its position in `queue`.
-pub fn pick_next(queue: &[usize], key: impl Fn(usize) -> PickKey) -> Option<usize> {
-    let mut best: Option<(usize, PickKey)> = None;
+/// The queued task to run next: the highest RT priority (earliest queued first), else the
+/// fair pick down the group hierarchy: at each cfs_rq, from the root, the entity with the
+/// smallest vruntime (a task's own, or `gse_vruntime` of the child group leading to it;
+/// lowest position first on ties), until that entity is a task. Returns its position in
+/// `queue`.
+pub fn pick_next(
+    queue: &[usize],
+    key: impl Fn(usize) -> PickKey,
+    groups: &TaskGroups,
+    gse_vruntime: impl Fn(usize) -> u64,
+) -> Option<usize> {
+    let mut best_rt: Option<(usize, u32)> = None;
     for (pos, &t) in queue.iter().enumerate() {
-        let k = key(t);
-        let better = match &best {
-            None => true,
-            Some((_, b)) => match (k.rt_prio, b.rt_prio) {
-                (Some(a), Some(b)) => a > b,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => k.vruntime < b.vruntime,
-            },
-        };
-        if better {
-            best = Some((pos, k));
+        if let Some(p) = key(t).rt_prio {
+            if best_rt.is_none_or(|(_, b)| p > b) {
+                best_rt = Some((pos, p));
+            }
         }
     }
-    best.map(|(pos, _)| pos)
+    if let Some((pos, _)) = best_rt {
+        return Some(pos);
+    }
+    let mut level = ROOT;
+    loop {
+        let mut best: Option<(Result<usize, usize>, u64)> = None;
+        for (pos, &t) in queue.iter().enumerate() {
+            let k = key(t);
+            let (ent, v) = if k.group == level {
+                (Ok(pos), k.vruntime)
+            } else {
+                match groups.child_towards(level, k.group) {
+                    Some(g) => (Err(g), gse_vruntime(g)),
+                    None => continue,
+                }
+            };
+            if best.is_none_or(|(_, b)| v < b) {
+                best = Some((ent, v));
+            }
+        }
+        match best?.0 {
+            Ok(pos) => return Some(pos),
+            Err(g) => level = g,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use crate::sim::group::SimGroup;
+
+    fn key(rt_prio: Option<u32>, vruntime: u64, group: usize) -> PickKey {
+        PickKey {
+            rt_prio,
+            vruntime,
+            group,
+        }
+    }
+
     #[test]
     fn rt_beats_fair_and_min_vruntime_wins() {
         let keys = [
-            PickKey {
-                rt_prio: None,
-                vruntime: 10,
-            },
-            PickKey {
-                rt_prio: None,
-                vruntime: 5,
-            },
-            PickKey {
-                rt_prio: Some(1),
-                vruntime: 99,
-            },
+            key(None, 10, ROOT),
+            key(None, 5, ROOT),
+            key(Some(1), 99, ROOT),
         ];
-        assert_eq!(pick_next(&[0, 1], |t| keys[t]), Some(1));
-        assert_eq!(pick_next(&[0, 1, 2], |t| keys[t]), Some(2));
-        assert_eq!(pick_next(&[], |t| keys[t]), None);
+        let flat = TaskGroups::new();
+        let pick = |q: &[usize]| pick_next(q, |t| keys[t], &flat, |_| 0);
+        assert_eq!(pick(&[0, 1]), Some(1));
+        assert_eq!(pick(&[0, 1, 2]), Some(2));
+        assert_eq!(pick(&[]), None);
+    }
+
+    #[test]
+    fn the_pick_descends_into_the_group_with_the_smallest_entity_vruntime() {
+        let mut groups = TaskGroups::new();
+        let sg = |p: &str| SimGroup {
+            path: p.to_string(),
+            shares: 1024,
+            idle: false,
+        };
+        let a = groups.insert_chain(&[sg("/a")]).unwrap();
+        let ab = groups.insert_chain(&[sg("/a"), sg("/a/b")]).unwrap();
+        // Task 0 in the root (vruntime 50); task 1 in /a (vruntime 900); task 2 in /a/b
+        // (vruntime 7). Group entities: /a at 40, /a/b at 1000.
+        let keys = [key(None, 50, ROOT), key(None, 900, a), key(None, 7, ab)];
+        let gse = |g: usize| if g == a { 40 } else { 1000 };
+        // Root: /a (40) beats task 0 (50); in /a, task 1 (900) beats /a/b (1000).
+        assert_eq!(pick_next(&[0, 1, 2], |t| keys[t], &groups, gse), Some(1));
+        // Without task 1, /a/b is the only entity in /a: task 2.
+        assert_eq!(pick_next(&[0, 2], |t| keys[t], &groups, gse), Some(1));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use schedmath::util_est::UtilEst;
 
 use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
 use super::rq::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
+use crate::rng::SplitMix64;
 
 /// `CONFIG_UCLAMP_BUCKETS_COUNT` default.
 pub const UCLAMP_BUCKETS: u32 = 5;
@@ -63,6 +64,8 @@ pub struct Task {
     pub uclamp: UclampTask,
     /// `p->cpus_mask`, sorted.
     pub allowed: Vec<usize>,
+    /// Task group id (`p->sched_task_group`; [`super::group::ROOT`] for the root).
+    pub group: usize,
     /// A phase started with attributes not applied yet.
     pub attrs_pending: bool,
     /// `task_cpu(p)`.
@@ -131,41 +134,6 @@ impl FrameStats {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a small, well-mixed deterministic generator;
-/// the same seed gives the same draws on every host.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// The stream of task `index` under run seed `seed`.
-    pub fn new(seed: u64, index: u64) -> Self {
-        let mut g = SplitMix64(seed);
-        g.0 ^= g.next_u64() ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03);
-        g
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi` (`lo` when `hi <= lo`); the modulo bias is below 2^-40 for
-    /// the µs ranges used here.
-    pub fn uniform(&mut self, lo: u64, hi: u64) -> u64 {
-        if hi <= lo {
-            return lo;
-        }
-        match (hi - lo).checked_add(1) {
-            Some(span) => lo + self.next_u64() % span,
-            None => self.next_u64(), // the whole u64 range
-        }
-    }
-}
-
 impl Task {
     /// A task not started yet: the spec's start attributes, PELT at zero with the
     /// util_est layout of `util_est`, uclamp in the root group, first activation after
@@ -189,6 +157,7 @@ impl Task {
                 ..UclampTask::default()
             },
             allowed,
+            group: super::group::ROOT,
             attrs_pending: false,
             cpu: 0,
             state: TState::New,
@@ -297,7 +266,7 @@ impl Task {
                 Step::Sleep(ns) if ns > 0 => sleep_until = Some(now.saturating_add(ns)),
                 Step::IoWait { min_ns, max_ns } if max_ns > 0 => {
                     self.in_iowait = true;
-                    let ns = self.rng.uniform(min_ns, max_ns);
+                    let ns = self.rng.range(min_ns, max_ns);
                     sleep_until = Some(now.saturating_add(ns));
                 }
                 s if s.is_sync() => return (StepOutcome::Sync(s), misses),
@@ -409,33 +378,6 @@ mod tests {
             };
             assert_eq!(t.frames, want);
         }
-    }
-
-    #[test]
-    fn splitmix64_reference_output_and_uniform_bounds() {
-        // The published SplitMix64 sequence from state 0.
-        let mut g = SplitMix64(0);
-        assert_eq!(g.next_u64(), 0xe220_a839_7b1d_cdaf);
-        assert_eq!(g.next_u64(), 0x6e78_9e6a_a1b9_65f4);
-        let mut a = SplitMix64::new(7, 3);
-        let mut b = SplitMix64::new(7, 3);
-        let draws: Vec<u64> = (0..1000).map(|_| a.uniform(50_000, 500_000)).collect();
-        assert!(draws.iter().all(|&d| (50_000..=500_000).contains(&d)));
-        assert_eq!(
-            draws,
-            (0..1000)
-                .map(|_| b.uniform(50_000, 500_000))
-                .collect::<Vec<_>>()
-        );
-        assert_ne!(
-            SplitMix64::new(7, 4).next_u64(),
-            SplitMix64::new(7, 3).next_u64()
-        );
-        assert_eq!(g.uniform(9, 9), 9);
-        assert_eq!(g.uniform(9, 3), 9);
-        assert!((0..100)
-            .map(|_| g.uniform(0, u64::MAX))
-            .any(|d| d > u64::MAX / 2));
     }
 
     #[test]

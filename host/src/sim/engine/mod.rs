@@ -22,6 +22,11 @@
 //!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
 //!   idle balance).
 //!
+//! * task groups: every enqueue, dequeue, switch and tick of a grouped task walks its
+//!   group cfs_rqs up to the root (PELT, `update_tg_load_avg()`, the group entity's
+//!   `calc_group_shares()` weight), `update_curr()` advances each group entity's
+//!   vruntime, group cfs_rqs decay every 32 ms, the pick and wake-up preemption work on
+//!   the hierarchy (submodule `groups`, [`crate::sim::group`]);
 //! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
 //!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
 //! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`].
@@ -35,6 +40,7 @@
 //! `schedmath.io_latency_us`); a workload without ranges gives the same result for every
 //! seed.
 
+mod groups;
 mod sched;
 mod sync;
 mod tick;
@@ -51,7 +57,7 @@ use schedmath::capacity::{
 };
 use schedmath::cpuidle::{SelectEnv, KTIME_MAX};
 use schedmath::energy::em_cpu_energy;
-use schedmath::math::scale_load;
+use schedmath::math::{scale_load, scale_load_down};
 use schedmath::overutilized::{
     check_update_overutilized_status, cpu_overutilized, update_sd_lb_overutilized, EasKeys,
     OverutilizedCpu, RootDomain,
@@ -76,16 +82,18 @@ use schedmath::util_est::{
 use schedmath::Profile;
 
 use super::governors::{CpuIdle, FreqDomainState};
+use super::group::{GroupRq, TaskGroups};
 use super::metrics::{Metrics, Recorder};
 use super::placement::{
     find_energy_efficient_cpu, find_idlest_cpu, select_idle_cpu, CpuView, PerfDomain, TaskView,
 };
 use super::program::{SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
-use super::task::{allowed_cpus, SplitMix64, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
+use super::task::{allowed_cpus, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
 use super::SimError;
 use crate::idle::NO_LATENCY_CONSTRAINT_NS;
 use crate::platform::Platform;
+use crate::rng::SplitMix64;
 
 /// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a
 /// zero clock, and a zero `last_update_time` means "not attached" to PELT.
@@ -126,6 +134,7 @@ pub struct Engine<'p> {
     doms: Vec<FreqDomainState>,
     idle: Vec<Option<CpuIdle>>,
     tasks: Vec<Task>,
+    groups: TaskGroups,
     keys: EasKeys,
     ucfg: UclampConfig,
     asym: bool,
@@ -211,6 +220,7 @@ impl<'p> Engine<'p> {
             .iter()
             .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
             .collect();
+        let mut groups = TaskGroups::new();
         let mut tasks = Vec::with_capacity(specs.len());
         for s in specs {
             if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
@@ -227,11 +237,22 @@ impl<'p> Engine<'p> {
                         .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
                 }
             }
+            let group_err = |m: String| SimError::Config(format!("task `{}`: {m}", s.name));
+            for ph in &s.phases {
+                if let Some(chain) = &ph.attrs.group {
+                    groups.insert_chain(chain).map_err(group_err)?;
+                }
+            }
             let mut task = Task::new(s.clone(), profile.util_est, allowed);
-            task.rng = SplitMix64::new(cfg.seed, tasks.len() as u64);
+            task.rng = SplitMix64::stream(cfg.seed, tasks.len() as u64);
             let first = s.phases[0].attrs.clone();
             task.apply(&first, n);
+            let chain = first.group.as_ref().unwrap_or(&s.group);
+            task.group = groups.insert_chain(chain).map_err(group_err)?;
             tasks.push(task);
+        }
+        for r in &mut rqs {
+            r.grq = vec![GroupRq::default(); groups.len()];
         }
         let names: Vec<String> = tasks.iter().map(|t| t.spec.name.clone()).collect();
         let mut rec = Recorder::new(platform, &names, cfg);
@@ -250,6 +271,7 @@ impl<'p> Engine<'p> {
             doms,
             idle,
             tasks,
+            groups,
             keys,
             ucfg,
             asym,
@@ -444,7 +466,8 @@ impl<'p> Engine<'p> {
         update_rq_clock_task(&mut r.clock, delta, 0, &cpu, &self.profile);
     }
 
-    /// `update_curr()`: the running fair task's vruntime.
+    /// `update_curr()`: the running fair task's vruntime, its group entities' and the
+    /// `min_vruntime` of each cfs_rq on its path.
     fn update_curr(&mut self, c: usize) {
         let Some(t) = self.rqs[c].curr else { return };
         let task = &mut self.tasks[t];
@@ -454,16 +477,7 @@ impl<'p> Engine<'p> {
             task.vruntime = task
                 .vruntime
                 .saturating_add(delta * 1024 / task.weight.max(1));
-            let v = task.vruntime;
-            let qmin = self.rqs[c]
-                .queue
-                .iter()
-                .filter(|&&q| self.tasks[q].is_fair())
-                .map(|&q| self.tasks[q].vruntime)
-                .min()
-                .unwrap_or(v);
-            let r = &mut self.rqs[c];
-            r.min_vruntime = r.min_vruntime.max(v.min(qmin));
+            self.update_curr_hier(c, t, delta);
         }
     }
 

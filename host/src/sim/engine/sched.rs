@@ -32,15 +32,16 @@ impl Engine<'_> {
                 attach_entity_load_avg(&mut r.cfs, &mut task.avg, task.weight, self.tables);
                 decayed = true;
             }
+            let idle = self.task_counts_idle(t);
+            let floor = self
+                .cfs_min_vruntime(c, self.tasks[t].group)
+                .saturating_sub(self.slice / 2);
             let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
             r.cfs_load_weight += scale_load(task.weight);
             r.nr_fair += 1;
-            if task.policy == SchedPolicy::Idle {
-                r.nr_idle_policy += 1;
-            }
-            task.vruntime = task
-                .vruntime
-                .max(r.min_vruntime.saturating_sub(self.slice / 2));
+            r.h_nr_idle += u32::from(idle);
+            task.vruntime = task.vruntime.max(floor);
+            self.walk_groups(c, t, 1);
             if decayed {
                 self.cpufreq_update(c);
             }
@@ -54,6 +55,12 @@ impl Engine<'_> {
         self.tasks[t].cpu = c;
         self.tasks[t].state = TState::Runnable;
         self.rqs[c].queue.push(t);
+    }
+
+    /// `t` counts in `h_nr_idle`: SCHED_IDLE, or under an idle group.
+    fn task_counts_idle(&self, t: usize) -> bool {
+        let task = &self.tasks[t];
+        task.policy == SchedPolicy::Idle || self.groups.idle_on_path(task.group)
     }
 
     /// Takes `t` off `c` (a sleep when `sleep`, else a migration). The caller reschedules
@@ -72,12 +79,12 @@ impl Engine<'_> {
             util_est_update(&mut self.tasks[t].avg, sleep, &cpu);
             let has_curr = self.curr_is_fair(c);
             let decayed = self.update_load_avg(c, Some((t, true, is_curr)), has_curr);
+            self.walk_groups(c, t, -1);
+            let idle = self.task_counts_idle(t);
             let (r, task) = (&mut self.rqs[c], &self.tasks[t]);
             r.cfs_load_weight -= scale_load(task.weight);
             r.nr_fair -= 1;
-            if task.policy == SchedPolicy::Idle {
-                r.nr_idle_policy -= 1;
-            }
+            r.h_nr_idle -= u32::from(idle);
             if decayed {
                 self.cpufreq_update(c);
             }
@@ -116,6 +123,7 @@ impl Engine<'_> {
             if self.tasks[p].is_fair() {
                 self.rqs[c].curr = Some(p);
                 self.update_load_avg(c, Some((p, true, true)), true);
+                self.walk_groups(c, p, 0);
                 self.rqs[c].curr = None;
             } else {
                 self.update_rt(c, true);
@@ -124,12 +132,7 @@ impl Engine<'_> {
         }
         let mut pulled = false;
         loop {
-            let tasks = &self.tasks;
-            let pos = pick_next(&self.rqs[c].queue, |q| PickKey {
-                rt_prio: tasks[q].policy.rt_prio(),
-                vruntime: tasks[q].vruntime,
-            });
-            if let Some(pos) = pos {
+            if let Some(pos) = self.pick(c, &self.rqs[c].queue) {
                 let n = self.rqs[c].queue.remove(pos);
                 let mut exit_lat = 0;
                 if let Some(st) = self.rqs[c].idle.take() {
@@ -141,6 +144,7 @@ impl Engine<'_> {
                 }
                 if self.tasks[n].is_fair() {
                     self.update_load_avg(c, Some((n, true, false)), false);
+                    self.walk_groups(c, n, 0);
                 } else {
                     self.update_rt(c, false);
                 }

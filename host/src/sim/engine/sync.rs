@@ -240,7 +240,7 @@ impl Engine<'_> {
     }
 
     /// `sched_yield()` of `c`'s running task: its vruntime goes to the largest of its
-    /// queued fair peers (an RT task goes behind its priority's queue as is), then
+    /// queued fair peers in its cfs_rq (an RT task goes behind its priority's queue as is), then
     /// `__schedule()` puts it back at the queue's end, behind its equals.
     pub(super) fn yield_curr(&mut self, c: usize) {
         let Some(t) = self.rqs[c].curr else { return };
@@ -250,7 +250,7 @@ impl Engine<'_> {
             let last = self.rqs[c]
                 .queue
                 .iter()
-                .filter(|&&q| self.tasks[q].is_fair())
+                .filter(|&&q| self.tasks[q].is_fair() && self.tasks[q].group == self.tasks[t].group)
                 .map(|&q| self.tasks[q].vruntime)
                 .max();
             if let Some(v) = last {

@@ -30,6 +30,12 @@ impl Engine<'_> {
         let fair = self.tasks[t].is_fair();
         if fair {
             self.update_load_avg(c, Some((t, true, true)), true);
+            self.walk_groups(c, t, 0);
+            if !self.groups.is_empty()
+                && self.now.saturating_sub(self.rqs[c].last_group_update) >= BLOCKED_UPDATE_NS
+            {
+                self.decay_groups(c);
+            }
         } else {
             self.update_rt(c, true);
         }
@@ -53,13 +59,15 @@ impl Engine<'_> {
         if self.asym && self.misfit_migrate(c, t) {
             return;
         }
-        let task = &self.tasks[t];
-        let ran = self.now.saturating_sub(task.slice_start);
-        let waiting = self.rqs[c].queue.iter().any(|&q| {
-            let o = &self.tasks[q];
-            !o.is_fair() || o.vruntime < task.vruntime
-        });
-        if ran >= self.slice && waiting {
+        let ran = self.now.saturating_sub(self.tasks[t].slice_start);
+        if ran < self.slice {
+            return;
+        }
+        // The pick over the running task and the queue would choose another one.
+        let mut all = Vec::with_capacity(self.rqs[c].queue.len() + 1);
+        all.push(t);
+        all.extend_from_slice(&self.rqs[c].queue);
+        if self.pick(c, &all) != Some(0) {
             self.schedule(c);
         }
     }
@@ -113,6 +121,7 @@ impl Engine<'_> {
             self.update_rq_clock(c);
             self.update_load_avg(c, None, false);
             self.update_rt(c, false);
+            self.decay_groups(c);
         }
     }
 

@@ -135,6 +135,9 @@ impl Engine<'_> {
         let task = &mut self.tasks[t];
         let attrs = task.spec.phases[task.phase].attrs.clone();
         task.apply(&attrs, n);
+        if let Some(chain) = &attrs.group {
+            self.tasks[t].group = self.group_id(chain);
+        }
     }
 
     /// `wakeup_preempt()`.
@@ -148,10 +151,7 @@ impl Engine<'_> {
             (Some(a), Some(b)) => a > b,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (None, None) => {
-                (k.policy == SchedPolicy::Idle && w.policy != SchedPolicy::Idle)
-                    || w.vruntime.saturating_add(self.slice) < k.vruntime
-            }
+            (None, None) => self.wakeup_preempt_fair(c, cur, t),
         };
         if preempt {
             self.schedule(c);
