@@ -76,13 +76,13 @@ fn policy_outside_the_platform_and_unknown_profile_are_errors() {
         "--platform",
         &platform,
         "--policy",
-        "1",
+        "4",
         "--util",
         &csv,
     ]);
     assert_eq!(code, Some(2));
     assert!(
-        err.contains("policy 1: ") && err.contains("has 1 frequency domains (policies 0..0)"),
+        err.contains("policy 4: ") && err.contains("has 4 frequency domains (policies 0..3)"),
         "{err}"
     );
     let (code, err) = run(&[

@@ -370,12 +370,10 @@ idle_states = ["WFI"]
 opp = [ { khz = 400000 }, { khz = 800000 }, { khz = 1200000 }, { khz = 1600000 }, { khz = 2000000 } ]
 "#;
 
-#[test]
-fn busy_filter_profile_decides_whether_uclamp_max_caps_the_frequency() {
-    // VARIANTS.md §2: an always-busy task on a one-CPU policy gets uclamp_max 400 after
-    // 1 s (`uclampset -M 400` on a running hog: a second phase).
+/// An always-busy task that gets uclamp_max 400 after 1 s (`uclampset -M 400` on a
+/// running hog: a second phase).
+fn hog_capped_after_1s() -> SimTask {
     use schedmath_host::sim::{PhaseAttrs, SimPhase};
-    let p = Platform::from_toml_str(ONE_CPU, "one-cpu.toml").unwrap();
     let mut t = busy("hog", None);
     let body = t.phases[0].steps.clone();
     t.loops = Some(1);
@@ -394,8 +392,20 @@ fn busy_filter_profile_decides_whether_uclamp_max_caps_the_frequency() {
             steps: body,
         },
     ];
+    t
+}
+
+/// kHz → s of the one-CPU platform's policy.
+fn at(m: &Metrics, khz: u32) -> f64 {
+    m.freq_residency_s["cpu0"].get(&khz).copied().unwrap_or(0.0)
+}
+
+#[test]
+fn busy_filter_profile_decides_whether_uclamp_max_caps_the_frequency() {
+    // VARIANTS.md §2 on a one-CPU policy.
+    let p = Platform::from_toml_str(ONE_CPU, "one-cpu.toml").unwrap();
+    let mut t = hog_capped_after_1s();
     t.uclamp_max = Some(1024); // uclamp in use from the start, as after a uclampset
-    let at = |m: &Metrics, khz: u32| m.freq_residency_s["cpu0"].get(&khz).copied().unwrap_or(0.0);
     let fixed = run(&p, std::slice::from_ref(&t), "mainline", 3);
     let old = run(&p, &[t], "sugov-busy-without-uclamp", 3);
     // First second: both reach the top OPP.
@@ -406,6 +416,18 @@ fn busy_filter_profile_decides_whether_uclamp_max_caps_the_frequency() {
     // Before the fix the busy filter keeps the top OPP: the CPU never idles.
     assert!(at(&old, 2_000_000) > 2.9, "{:?}", old.freq_residency_s);
     assert_eq!(at(&old, 800_000), 0.0, "{:?}", old.freq_residency_s);
+}
+
+#[test]
+fn a_clamp_first_set_by_a_later_phase_switches_uclamp_on() {
+    // The same hog without a clamp before its second phase: the kernel turns
+    // `sched_uclamp_used` on at that first request, so the cap still applies.
+    let p = Platform::from_toml_str(ONE_CPU, "one-cpu.toml").unwrap();
+    let t = hog_capped_after_1s();
+    assert_eq!(t.uclamp_max, None);
+    let m = run(&p, &[t], "mainline", 3);
+    assert!(at(&m, 2_000_000) > 0.9, "{:?}", m.freq_residency_s);
+    assert!(at(&m, 800_000) > 1.9, "{:?}", m.freq_residency_s);
 }
 
 #[test]

@@ -181,9 +181,15 @@ impl<'p> Engine<'p> {
             .filter(|&t| t > 0)
             .ok_or(SimError::Config(format!("HZ {} must be > 0", cfg.hz)))?;
         let n = platform.nr_cpus();
-        let uclamp_used = specs
-            .iter()
-            .any(|t| t.uclamp_min.is_some() || t.uclamp_max.is_some());
+        // `sched_uclamp_used` is switched on by the first clamp request, so a clamp first
+        // set by a later phase counts too (before it every clamp is the default).
+        let uclamp_used = specs.iter().any(|t| {
+            t.uclamp_min.is_some()
+                || t.uclamp_max.is_some()
+                || t.phases
+                    .iter()
+                    .any(|p| p.attrs.uclamp_min.is_some() || p.attrs.uclamp_max.is_some())
+        });
         let caps: Vec<u64> = platform.cpus.iter().map(|c| c.capacity_orig).collect();
         let asym = caps.iter().any(|&c| c != caps[0]);
         let keys = EasKeys {
