@@ -363,11 +363,15 @@ pub fn lookup(v: &Value, path: &str) -> Option<Value> {
         }
         _ => return None,
     };
-    let mut sum = 0.0;
+    // A child without the key counts 0 (a residency map lists only visited states);
+    // no child with it at all is no value.
+    let mut sum = None;
     for c in children {
-        sum += next(c, rest)?.as_f64()?;
+        if let Some(v) = next(c, rest) {
+            sum = Some(sum.unwrap_or(0.0) + v.as_f64()?);
+        }
     }
-    serde_json::Number::from_f64((sum * 1e6).round() / 1e6).map(Value::Number)
+    serde_json::Number::from_f64((sum? * 1e6).round() / 1e6).map(Value::Number)
 }
 
 fn next(v: &Value, rest: Option<&str>) -> Option<Value> {
@@ -512,6 +516,10 @@ mod tests {
         assert_eq!(lookup(&v, "b.1"), Some(serde_json::json!(2)));
         assert_eq!(lookup(&v, "c.*.*").and_then(|v| v.as_f64()), Some(5.0));
         assert_eq!(lookup(&v, "a.z"), None);
+        // Under `*`, a child lacking the key adds 0; lacking everywhere gives nothing.
+        let r = serde_json::json!({"d0": {"400": 1.0}, "d1": {"800": 2.0}});
+        assert_eq!(lookup(&r, "*.400").and_then(|v| v.as_f64()), Some(1.0));
+        assert_eq!(lookup(&r, "*.999"), None);
         assert_eq!(lookup(&v, "b.9"), None);
     }
 

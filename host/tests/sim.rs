@@ -600,3 +600,18 @@ fn sync_fixture_simulates() {
         )
     );
 }
+
+#[test]
+fn runtime_counts_preempted_wall_time_as_rt_app_does() {
+    // Two 20 ms `runtime` steps sharing CPU 0 each end 20 ms after they first ran (a at
+    // 0 → 20 ms, b at 4 → 24 ms, switching at the 4 ms ticks), each on the CPU 12 ms:
+    // rt-app spins on the wall clock. Counting only on-CPU time would take 40 ms.
+    let text = r#"{ "tasks": { "a": { "loop": 1, "cpus": [0], "runtime": 20000 },
+                                "b": { "loop": 1, "cpus": [0], "runtime": 20000 } } }"#;
+    let w = Workload::from_str_with_ext(text, "runtime.json", Some("json")).unwrap();
+    let tasks = tasks_from_workload(&w).unwrap();
+    let m = run(&platform("rk3399.toml"), &tasks, "mainline", 1);
+    let on_cpu = |t: &str| m.task_cpu_residency_s[t][0];
+    let (a, b) = (on_cpu("a-0"), on_cpu("b-0"));
+    assert_eq!((a, b), (0.012, 0.012));
+}

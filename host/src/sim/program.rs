@@ -70,7 +70,8 @@ pub enum Step {
     /// rt-app `run`: work in ns at capacity 1024 and the reference frequency; it takes
     /// `work × 1024 / capacity × f_ref / f` wall ns on a CPU.
     Run(u64),
-    /// rt-app `runtime`: busy for a wall time whatever the CPU.
+    /// rt-app `runtime`: busy for a wall time whatever the CPU; the clock starts when the
+    /// step first runs and counts preempted time too (rt-app spins on the wall clock).
     Runtime(u64),
     /// rt-app `sleep`.
     Sleep(u64),

@@ -90,6 +90,9 @@ pub struct Task {
     pub remaining: u64,
     /// The current step is `runtime` (wall time), not `run`.
     pub wall_step: bool,
+    /// A `runtime` step ends at this wall time, fixed when it first runs (rt-app spins
+    /// until the wall clock has advanced by the duration, preempted time included).
+    pub wall_until: Option<u64>,
     /// The program ends when the current sleep ends.
     pub finish_after_sleep: bool,
     /// Last timer expiry (ns).
@@ -170,6 +173,7 @@ impl Task {
             loops_done: 0,
             remaining: 0,
             wall_step: false,
+            wall_until: None,
             finish_after_sleep: false,
             timer_next: delay,
             wake_at: Some(delay),
@@ -261,6 +265,7 @@ impl Task {
                 Step::Run(w) | Step::Runtime(w) if w > 0 => {
                     self.remaining = w;
                     self.wall_step = matches!(step, Step::Runtime(_));
+                    self.wall_until = None;
                     return (StepOutcome::Run, misses);
                 }
                 Step::Sleep(ns) if ns > 0 => sleep_until = Some(now.saturating_add(ns)),

@@ -391,13 +391,16 @@ impl<'p> Engine<'p> {
     fn arm_done(&mut self, c: usize) {
         self.rqs[c].gen += 1;
         let Some(t) = self.rqs[c].curr else { return };
-        let task = &self.tasks[t];
-        let wall = if task.wall_step {
-            task.remaining
+        let start = self.now.max(self.rqs[c].seg_start);
+        let at = if self.tasks[t].wall_step {
+            let task = &mut self.tasks[t];
+            *task
+                .wall_until
+                .get_or_insert(start.saturating_add(task.remaining))
         } else {
-            self.wall_for(c, task.remaining)
-        };
-        let at = self.now.max(self.rqs[c].seg_start).saturating_add(wall);
+            start.saturating_add(self.wall_for(c, self.tasks[t].remaining))
+        }
+        .max(start);
         let gen = self.rqs[c].gen;
         self.push(at, Ev::Done { cpu: c, gen });
     }
