@@ -553,13 +553,39 @@ fn iorun_raises_the_frequency_through_the_iowait_boost() {
     let at = |m: &Metrics, khz: u32| format!("{:.3}", m.freq_residency_s["a53"][&khz]);
     assert_eq!(
         (at(&io, 1_416_000), at(&io, 408_000)),
-        ("0.734".into(), "0.000".into())
+        ("0.732".into(), "0.000".into())
     );
     assert_eq!(
         (at(&sleep, 408_000), at(&sleep, 1_008_000)),
         ("0.898".into(), "0.011".into())
     );
     assert!(!sleep.freq_residency_s["a53"].contains_key(&1_416_000));
+}
+
+#[test]
+fn an_io_completion_is_not_a_timer_the_idle_governor_sees() {
+    // The same 20 µs of work and a 300 µs wait on CPU 1 under teo v6.10, as a timed
+    // sleep and as an IO with a fixed 300 µs device latency. The sleep's timer is the
+    // sleep length, so every idle is WFI (target residency 1 µs; cpu-sleep needs
+    // 900 µs). The IO's interrupt is announced by no timer (sleep length: none, the tick
+    // stays), so teo goes by its history and enters cpu-sleep too.
+    let w = |json: &str| {
+        let w = Workload::from_str_with_ext(json, "io-test.json", Some("json")).unwrap();
+        run(
+            &platform("rk3399.toml"),
+            &tasks_from_workload(&w).unwrap(),
+            "teo-v6.10",
+            1,
+        )
+    };
+    let sleep = w(r#"{"tasks": {"t": {"cpus": [1], "run": 20, "sleep": 300}}}"#);
+    let io = w(r#"{"tasks": {"t": {"cpus": [1], "run": 20, "iorun": 4096}},
+            "schedmath": {"io_latency_us": [300, 300]}}"#);
+    // (Both also have one cluster-sleep stay outside the loop, an above miss.)
+    assert_eq!(sleep.idle_usage[&1], [2236, 0, 1]);
+    assert_eq!(sleep.idle_miss_above[&1], [0, 0, 1]);
+    assert_eq!(io.idle_usage[&1], [582, 1181, 1]);
+    assert_eq!(io.idle_miss_above[&1], [0, 1181, 1]);
 }
 
 #[test]

@@ -199,13 +199,16 @@ impl Engine<'_> {
         true
     }
 
-    /// The idle loop's select on `c` (which has nothing to run).
+    /// The idle loop's select on `c` (which has nothing to run). The sleep length is the
+    /// next timer (`tick_nohz_get_sleep_length()`): a task's sleep, timer or start delay;
+    /// an `iorun` ends by the device's interrupt, which no timer announces.
     pub(super) fn idle_enter(&mut self, c: usize) {
         let now = self.now;
         let next_timer = self
             .tasks
             .iter()
             .filter(|t| t.cpu == c && matches!(t.state, TState::Sleeping | TState::New))
+            .filter(|t| !t.in_iowait)
             .filter_map(|t| t.wake_at)
             .min();
         let sleep_length = next_timer.map_or(KTIME_MAX, |w| {
