@@ -8,7 +8,7 @@
 //! `iorun` (an IO-wait sleep at [`IO_BYTES_PER_SEC`], or of a device latency drawn from
 //! the workload's `schedmath.io_latency_us` range, whose wake-up carries
 //! `SCHED_CPUFREQ_IOWAIT`), `yield`, `suspend`/`resume`, `lock`/`unlock`,
-//! `wait`/`signal`/`broad`, `sync` (lock, signal, wait, unlock) and `barrier` (resources
+//! `wait`/`signal`/`broad`, `sync` (signal, then wait with the held mutex) and `barrier` (resources
 //! by interned id). A phase's policy, affinity, clamps
 //! and task group are applied each time it starts (a group move is rt-app writing the
 //! task into the cgroup; the task carries its group's chain of [`SimGroup`]s with their
@@ -273,17 +273,15 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
             for e in &ph.events {
                 let [im, ic, ib, is] = &mut idx;
                 let mut m = |n: &str| intern(im, n);
-                let mutex_steps: Option<[Step; 4]> = match &e.event {
+                let mutex_steps: Option<[Step; 2]> = match &e.event {
                     Event::Sync { cond, mutex } => {
                         let (mx, cv) = (m(mutex), intern(ic, cond));
                         Some([
-                            Step::Lock(mx),
                             Step::Signal(cv),
                             Step::Wait {
                                 cond: cv,
                                 mutex: mx,
                             },
-                            Step::Unlock(mx),
                         ])
                     }
                     _ => None,

@@ -324,7 +324,8 @@ pub enum Event {
         /// Condition name.
         cond: String,
     },
-    /// rt-app `sync`: lock, signal `cond`, wait on `cond`, unlock.
+    /// rt-app `sync`: signal `cond`, then wait on `cond` with `mutex`, which the task must
+    /// hold (rt-app's `pthread_cond_signal` + `pthread_cond_wait`; it locks nothing).
     Sync {
         /// Condition name.
         cond: String,
@@ -494,9 +495,10 @@ impl Workload {
                             wait_mutexes.push((mutex, e.at, path.clone()));
                             waits.push((cond, e.at, path));
                         }
-                        Event::Sync { cond, .. } => {
-                            // rt-app's sync takes and releases the mutex itself.
+                        Event::Sync { cond, mutex } => {
+                            // rt-app's sync waits with the mutex the task holds.
                             wakers.insert(cond);
+                            wait_mutexes.push((mutex, e.at, path.clone()));
                             waits.push((cond, e.at, path));
                         }
                         Event::Signal { cond } | Event::Broadcast { cond } => {
