@@ -6,21 +6,27 @@
 //!   each estimated with `compute_energy()` (the core's `effective_cpu_util`,
 //!   `sugov_effective_cpu_perf` and `em_cpu_energy`); the lowest energy delta wins, the
 //!   previous CPU on ties.
-//! * Otherwise [`select_idle_cpu`]: the previous CPU when idle and fitting; on asymmetric
-//!   capacities `select_idle_capacity()` (first idle CPU that fits from the previous one,
-//!   else the idle CPU with the largest capacity); on symmetric ones the first idle CPU
-//!   from the previous one; else the previous CPU. What "idle" means is the one point
-//!   where the `sched_idle_select` profiles differ (VARIANTS.md §3): base takes a CPU
-//!   running only SCHED_IDLE tasks (`sched_idle_cpu()`) as good as an idle one; the
-//!   `sis-idle-first` patch searches truly idle CPUs first and falls back to SCHED_IDLE
-//!   CPUs only when none is idle.
-//! * First activation (fork): [`find_idlest_cpu`], the allowed CPU with the fewest
-//!   runnable tasks (lowest number on ties), as the slow path does without EAS.
+//! * Otherwise [`select_idle_cpu`] (the fast path, `select_idle_sibling()`): the
+//!   previous CPU when idle and fitting; on asymmetric capacities `select_idle_capacity()`
+//!   (first idle CPU that fits from the previous one, else the idle CPU with the largest
+//!   capacity); on symmetric ones the first idle CPU from the previous one; else the
+//!   previous CPU. "Idle" is `available_idle_cpu() || sched_idle_cpu()` under every
+//!   profile: a CPU running only SCHED_IDLE work is as good as an idle one.
+//! * First activation (fork, `SD_BALANCE_FORK`): [`sched_balance_find_dst_group_cpu`],
+//!   the slow path. This is the one point where the `sched_idle_select` profiles differ
+//!   (VARIANTS.md §3): base returns the first CPU running only SCHED_IDLE work at once;
+//!   `sis-idle-first` drops that special case, so a truly idle CPU (shallowest idle state,
+//!   most recently idle on ties) wins and a SCHED_IDLE-only CPU competes only by its
+//!   `cpu_load()` with the busy ones.
 //!
-//! Simplifications: no sync wake-ups, no wake_affine, no LLC domains (all CPUs share one),
-//! the task's clamps are applied only on the destination CPU's estimate; the patch's
-//! "least loaded" preference among SCHED_IDLE CPUs is the first one in scan order (they
-//! all run only weight-3 tasks a waking fair task preempts).
+//! Simplifications: no sync wake-ups, no wake_affine, no sched domains (all CPUs share one
+//! LLC, and the slow path is one `sched_balance_find_dst_group_cpu()` over every allowed
+//! CPU: no `sched_balance_find_dst_group()` step, which in the kernel picks the group with
+//! the most idle CPUs first and skips the CPU scan for single-CPU groups), the task's
+//! clamps are applied only on the destination CPU's estimate. Mainline since v7.0
+//! (commit fd54d81c2c0e, "sched/fair: Skip SCHED_IDLE rq for SCHED_IDLE task") no longer
+//! takes a SCHED_IDLE-only CPU for a task that is itself SCHED_IDLE; the model keeps the
+//! earlier rule for every task.
 
 use schedmath::capacity::{
     cpu_util, effective_cpu_util, get_actual_cpu_capacity, task_util_est, util_fits_cpu,
@@ -47,8 +53,12 @@ pub struct CpuView {
     pub idle: bool,
     /// `sched_idle_cpu()`: only SCHED_IDLE tasks runnable.
     pub sched_idle: bool,
-    /// `nr_running`.
-    pub nr_running: u32,
+    /// `idle_get_state(rq)->exit_latency` (ns) while the CPU sits in a cpuidle state.
+    pub exit_latency: Option<u64>,
+    /// `rq->idle_stamp`: when the CPU last went idle (ns).
+    pub idle_stamp: u64,
+    /// `cpu_load()`: `rq->cfs.avg.load_avg`.
+    pub load: u64,
 }
 
 /// The task being placed.
@@ -202,29 +212,24 @@ fn wrap_from<'a>(allowed: &'a [usize], from: usize) -> impl Iterator<Item = usiz
 }
 
 /// The fast path: previous CPU if idle and fitting, else `select_idle_capacity()` (asym)
-/// or the first idle CPU, else the previous CPU (or the first allowed one). `sel` says
-/// whether a SCHED_IDLE-only CPU counts as idle (base) or only after every truly idle
-/// one (`sis-idle-first`).
+/// or the first idle CPU, else the previous CPU (or the first allowed one). A CPU running
+/// only SCHED_IDLE tasks counts as idle (`available_idle_cpu() || sched_idle_cpu()`).
 pub fn select_idle_cpu(
     cpus: &[CpuView],
     p: &TaskView,
     prev: usize,
     asym: bool,
     uclamp_used: bool,
-    sel: SchedIdleSelect,
 ) -> usize {
     let fallback = if p.allowed.contains(&prev) {
         prev
     } else {
         p.allowed.first().copied().unwrap_or(prev)
     };
-    let search =
-        |pred: &dyn Fn(&CpuView) -> bool| search_idle_cpu(cpus, p, prev, asym, uclamp_used, pred);
-    let found = match sel {
-        SchedIdleSelect::SchedIdleAsIdle => search(&|v| v.idle || v.sched_idle),
-        SchedIdleSelect::IdleFirst => search(&|v| v.idle).or_else(|| search(&|v| v.sched_idle)),
-    };
-    found.unwrap_or(fallback)
+    search_idle_cpu(cpus, p, prev, asym, uclamp_used, &|v| {
+        v.idle || v.sched_idle
+    })
+    .unwrap_or(fallback)
 }
 
 /// One idle search with `idle` as the idle test: `None` when no allowed CPU passes it.
@@ -268,20 +273,65 @@ fn search_idle_cpu(
     wrap_from(p.allowed, prev).find(|&c| idle(c))
 }
 
-/// The fork path: fewest runnable tasks, lowest CPU number on ties.
-pub fn find_idlest_cpu(cpus: &[CpuView], allowed: &[usize]) -> Option<usize> {
-    allowed
-        .iter()
-        .copied()
-        .filter(|&c| c < cpus.len())
-        .min_by_key(|&c| (cpus[c].nr_running, c))
+/// `sched_balance_find_dst_group_cpu()` (was `find_idlest_group_cpu()`) over one group
+/// of every allowed CPU: base returns the first SCHED_IDLE-only CPU at once; otherwise
+/// the idle CPU in the shallowest idle state (the most recently idle among equals, and a
+/// CPU outside any cpuidle state only on a later idle stamp), else the least loaded CPU
+/// by `cpu_load()` (first on ties), else `this_cpu`.
+///
+/// Trap: `rq->idle_stamp` must be strictly later to replace a candidate, so of CPUs idle
+/// since the same instant in the same state the first in scan order wins.
+pub fn sched_balance_find_dst_group_cpu(
+    cpus: &[CpuView],
+    allowed: &[usize],
+    this_cpu: usize,
+    sel: SchedIdleSelect,
+) -> usize {
+    if cpus.len() == 1 {
+        return 0;
+    }
+    // v6.x mainline returns a SCHED_IDLE-only CPU before looking at idle ones; the
+    // sis-idle-first patch takes that line out of the slow path.
+    let sched_idle_first = match sel {
+        SchedIdleSelect::SchedIdleAsIdle => true,
+        SchedIdleSelect::IdleFirst => false,
+    };
+    let (mut min_load, mut least_loaded_cpu) = (u64::MAX, this_cpu);
+    let (mut min_exit_latency, mut latest_idle_timestamp) = (u64::MAX, 0u64);
+    let mut shallowest_idle_cpu: Option<usize> = None;
+    for &i in allowed {
+        let Some(v) = cpus.get(i) else { continue };
+        if sched_idle_first && v.sched_idle {
+            return i;
+        }
+        if v.idle {
+            match v.exit_latency {
+                Some(lat) if lat < min_exit_latency => {
+                    min_exit_latency = lat;
+                    latest_idle_timestamp = v.idle_stamp;
+                    shallowest_idle_cpu = Some(i);
+                }
+                lat if (lat.is_none() || lat == Some(min_exit_latency))
+                    && v.idle_stamp > latest_idle_timestamp =>
+                {
+                    latest_idle_timestamp = v.idle_stamp;
+                    shallowest_idle_cpu = Some(i);
+                }
+                _ => {}
+            }
+        } else if shallowest_idle_cpu.is_none() && v.load < min_load {
+            min_load = v.load;
+            least_loaded_cpu = i;
+        }
+    }
+    shallowest_idle_cpu.unwrap_or(least_loaded_cpu)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn view(idle: bool, sched_idle: bool, nr_running: u32) -> CpuView {
+    fn view(idle: bool, sched_idle: bool, load: u64) -> CpuView {
         let cap = CpuCapacity {
             capacity_orig: 1024,
             cpu_capacity: 1024,
@@ -295,18 +345,31 @@ mod tests {
             uclamp_max: 1024,
             idle,
             sched_idle,
-            nr_running,
+            exit_latency: None,
+            idle_stamp: 0,
+            load,
         }
     }
 
+    fn idle_in(exit_latency: u64, idle_stamp: u64) -> CpuView {
+        CpuView {
+            exit_latency: Some(exit_latency),
+            idle_stamp,
+            ..view(true, false, 0)
+        }
+    }
+
+    const BASE: SchedIdleSelect = SchedIdleSelect::SchedIdleAsIdle;
+    const PATCH: SchedIdleSelect = SchedIdleSelect::IdleFirst;
+
     #[test]
-    fn sched_idle_prev_kept_by_base_left_by_idle_first() {
+    fn fast_path_takes_sched_idle_prev_under_both_profiles() {
         // CPU 1 (prev) runs only SCHED_IDLE tasks, CPU 2 is idle, CPUs 0 and 3 are busy.
         let cpus = [
-            view(false, false, 1),
-            view(false, true, 1),
+            view(false, false, 1024),
+            view(false, true, 3),
             view(true, false, 0),
-            view(false, false, 2),
+            view(false, false, 2048),
         ];
         let allowed = [0, 1, 2, 3];
         let p = TaskView {
@@ -316,19 +379,78 @@ mod tests {
             allowed: &allowed,
         };
         for asym in [false, true] {
-            let base = select_idle_cpu(&cpus, &p, 1, asym, false, SchedIdleSelect::SchedIdleAsIdle);
-            let patch = select_idle_cpu(&cpus, &p, 1, asym, false, SchedIdleSelect::IdleFirst);
-            assert_eq!((base, patch), (1, 2), "asym {asym}");
+            assert_eq!(select_idle_cpu(&cpus, &p, 1, asym, false), 1, "asym {asym}");
         }
-        // No idle CPU: the patch falls back to the SCHED_IDLE one, scanning from prev 3.
-        let no_idle = [cpus[0], cpus[1], view(false, false, 1), cpus[3]];
-        let patch = select_idle_cpu(&no_idle, &p, 3, false, false, SchedIdleSelect::IdleFirst);
-        assert_eq!(patch, 1);
+        // From busy prev 3 the scan wraps to 0 (busy), then 1 (SCHED_IDLE only).
+        assert_eq!(select_idle_cpu(&cpus, &p, 3, false, false), 1);
         // Nothing idle of either kind: the previous CPU.
         let busy = [cpus[0], cpus[0], cpus[0], cpus[3]];
-        for sel in [SchedIdleSelect::SchedIdleAsIdle, SchedIdleSelect::IdleFirst] {
-            assert_eq!(select_idle_cpu(&busy, &p, 3, false, false, sel), 3);
-        }
+        assert_eq!(select_idle_cpu(&busy, &p, 3, false, false), 3);
+    }
+
+    #[test]
+    fn slow_path_sched_idle_cpu_returned_by_base_skipped_by_patch() {
+        // CPU 0 busy, CPU 1 only SCHED_IDLE (load 3), CPU 2 truly idle.
+        let cpus = [
+            view(false, false, 1024),
+            view(false, true, 3),
+            idle_in(1, 5),
+        ];
+        let all = [0, 1, 2];
+        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &all, 0, BASE), 1);
+        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &all, 0, PATCH), 2);
+        // No idle CPU: the patch takes the least loaded, the SCHED_IDLE one by its load.
+        let no_idle = [cpus[0], view(false, false, 700), cpus[1]];
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&no_idle, &all, 0, PATCH),
+            2
+        );
+        // Only allowed CPUs count.
+        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &[0, 2], 0, BASE), 2);
+    }
+
+    #[test]
+    fn slow_path_shallowest_state_then_latest_idle_stamp() {
+        // Deeper state (exit 200) vs shallow (exit 1): shallow wins wherever it sits.
+        let cpus = [
+            idle_in(1, 10),
+            idle_in(200, 50),
+            idle_in(1, 30),
+            idle_in(1, 30),
+        ];
+        let all = [0, 1, 2, 3];
+        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &all, 0, PATCH), 2);
+        // Same state and same stamp: the first in scan order stays (strictly later only).
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&cpus, &[3, 2], 0, PATCH),
+            3
+        );
+        // Idle CPUs win over any busy one however light; the busy one is never counted
+        // once an idle CPU was seen.
+        let mixed = [view(false, false, 1), idle_in(200, 1)];
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&mixed, &[0, 1], 0, BASE),
+            1
+        );
+    }
+
+    #[test]
+    fn slow_path_idle_stamp_must_be_strictly_later() {
+        // Outside any cpuidle state (no exit latency), a zero stamp never beats the start
+        // value: nothing is "shallowest" and the least loaded (none busy) is this_cpu.
+        let cpus = [view(true, false, 0), view(true, false, 0)];
+        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &[0, 1], 1, BASE), 1);
+        let stamped = [
+            view(true, false, 0),
+            CpuView {
+                idle_stamp: 7,
+                ..cpus[1]
+            },
+        ];
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&stamped, &[0, 1], 0, BASE),
+            1
+        );
     }
 
     #[test]

@@ -106,6 +106,8 @@ pub struct Rq {
     pub tick_stopped: bool,
     /// `tick_nohz_get_idle_calls_cpu()`.
     pub idle_calls: u64,
+    /// `rq->idle_stamp`: rq clock when the CPU last went idle (boot for a fresh rq).
+    pub idle_stamp: u64,
     /// Last blocked-load update of an idle CPU (ns).
     pub last_blocked_update: u64,
     /// Per task group (by id; the root's slot is unused): its cfs_rq and entity here.
@@ -144,6 +146,7 @@ impl Rq {
             idle: None,
             tick_stopped: false,
             idle_calls: 0,
+            idle_stamp: BOOT_CLOCK_NS,
             last_blocked_update: 0,
             grq: Vec::new(),
             last_group_update: 0,

@@ -73,7 +73,6 @@ use schedmath::pelt::{
     attach_entity_load_avg, detach_entity_load_avg, init_entity_runnable_average,
     post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedEntityPelt,
 };
-use schedmath::profile::SchedIdleSelect;
 use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq, SCHED_CPUFREQ_IOWAIT};
 use schedmath::uclamp::{
     uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_se_set, UclampConfig,
@@ -88,7 +87,8 @@ use super::governors::{CpuIdle, FreqDomainState};
 use super::group::{GroupRq, TaskGroups};
 use super::metrics::{Metrics, Recorder};
 use super::placement::{
-    find_energy_efficient_cpu, find_idlest_cpu, select_idle_cpu, CpuView, PerfDomain, TaskView,
+    find_energy_efficient_cpu, sched_balance_find_dst_group_cpu, select_idle_cpu, CpuView,
+    PerfDomain, TaskView,
 };
 use super::program::{SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};

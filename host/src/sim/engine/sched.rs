@@ -168,6 +168,7 @@ impl Engine<'_> {
             let r = &mut self.rqs[c];
             update_idle_rq_clock_pelt(&mut r.clock, r.cfs.util_sum, r.rt.util_sum, 0, self.tables);
             r.idle_calls += 1;
+            r.idle_stamp = r.clock.clock;
             self.idle_enter(c);
         }
     }

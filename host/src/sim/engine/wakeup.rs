@@ -9,7 +9,10 @@ impl Engine<'_> {
         let views = self.cpu_views();
         let allowed = self.tasks[t].allowed.clone();
         if self.tasks[t].state == TState::New {
-            return find_idlest_cpu(&views, &allowed).unwrap_or(0);
+            // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not.
+            let sel = self.profile.sched_idle_select;
+            let this_cpu = self.tasks[t].cpu;
+            return sched_balance_find_dst_group_cpu(&views, &allowed, this_cpu, sel);
         }
         let prev = self.tasks[t].cpu;
         // sync_entity_load_avg(): decay the sleeping task to its old cfs_rq's clock.
@@ -33,9 +36,7 @@ impl Engine<'_> {
         };
         let uclamp_used = self.keys.uclamp_is_used;
         if !self.tasks[t].is_fair() {
-            // The RT push/pull model is not the fair slow path the profiles differ in.
-            let sel = SchedIdleSelect::SchedIdleAsIdle;
-            return select_idle_cpu(&views, &p, prev, false, uclamp_used, sel);
+            return select_idle_cpu(&views, &p, prev, false, uclamp_used);
         }
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
             let pds: Vec<PerfDomain> = self
@@ -48,8 +49,7 @@ impl Engine<'_> {
                 return c;
             }
         }
-        let sel = self.profile.sched_idle_select;
-        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used, sel)
+        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used)
     }
 
     pub(super) fn cpu_views(&self) -> Vec<CpuView> {
@@ -64,7 +64,12 @@ impl Engine<'_> {
                     uclamp_max: self.rq_clamp(c, UclampId::Max),
                     idle: r.is_idle(),
                     sched_idle: r.is_sched_idle(),
-                    nr_running: r.nr_running(),
+                    exit_latency: match (r.idle, &self.idle[c]) {
+                        (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
+                        _ => None,
+                    },
+                    idle_stamp: r.idle_stamp,
+                    load: r.cfs.load_avg,
                 }
             })
             .collect()
