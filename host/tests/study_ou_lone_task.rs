@@ -43,6 +43,13 @@ fn lone_tasks_on_big_cpus_no_longer_overutilize_and_more_tasks_do() {
 }
 
 #[test]
+fn a_capacity_reduction_lets_the_lone_task_trigger_as_before() {
+    // 3 % of SCHED_FIFO work on the busy task's big CPU: capacity_of < original.
+    let (base, patch) = ou(&result(), "rk3399 1x busy + rt 3%");
+    assert_eq!((base, patch), (99.4, 99.4));
+}
+
+#[test]
 fn functional_small_tasks_stay_little_and_ou_ratio_drops() {
     let r = result();
     let (base, patch) = ou(&r, "m1pro functional");
@@ -85,7 +92,7 @@ fn table_and_json() {
     let v = serde_json::to_value(&r).unwrap();
     assert_eq!(v["study"], "ou-lone-task");
     let runs = v["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 2 * (7 + 9 + 13 + 1));
+    assert_eq!(runs.len(), 2 * (7 + 9 + 13 + 1 + 1));
     assert_eq!(runs[0]["case"], "rk3399 1x busy");
     assert_eq!(runs[0]["profile"], "mainline");
     assert!(runs[0]["metrics"]["ou_pct"].is_f64());
