@@ -641,3 +641,22 @@ fn runtime_counts_preempted_wall_time_as_rt_app_does() {
     let (a, b) = (on_cpu("a-0"), on_cpu("b-0"));
     assert_eq!((a, b), (0.012, 0.012));
 }
+
+#[test]
+fn yield_gives_the_cpu_to_a_busy_peer() {
+    // A task that yields after every 100 µs of work, beside an always-busy task on the
+    // same CPU: the yield puts it behind its peer's vruntime, so the peer keeps the CPU
+    // until its slice ends (the 4 ms tick); without the yield they split the CPU evenly.
+    let text = |step: &str| {
+        format!(
+            r#"{{"tasks": {{"y": {{"cpus": [0], "run": 100, {step}}},
+                          "b": {{"cpus": [0], "run": 1000000}}}}}}"#
+        )
+    };
+    let shares = |step: &str| {
+        let m = run_json(&text(step), 1);
+        (on_cpu_s(&m, "y-0"), on_cpu_s(&m, "b-0"))
+    };
+    assert_eq!(shares(r#""yield": """#), (0.067857, 0.932143));
+    assert_eq!(shares(r#""sleep": 0"#), (0.5, 0.5));
+}
