@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! One CPU's runqueue: the kernel state the simulator keeps per CPU (clocks, cfs and rt
-//! PELT signals, uclamp buckets, load weight) and the class/pick model.
+//! One CPU's runqueue: the kernel state the simulator keeps per CPU (clocks, cfs, rt and
+//! irq PELT signals, uclamp buckets, load weight) and the class/pick model.
 //!
 //! Simplifications (documented, deliberate):
 //! * RT above fair; among RT tasks the highest priority, FIFO order within a priority
@@ -77,6 +77,10 @@ pub struct Rq {
     pub cfs: SchedAvg,
     /// `rq->avg_rt`.
     pub rt: SchedAvg,
+    /// `rq->avg_irq`: irq time (`update_irq_load_avg()`), read as `cpu_util_irq()`.
+    pub irq: SchedAvg,
+    /// Share of wall time this CPU spends in hard/soft irq, % (0: none; below 100).
+    pub irq_pct: u64,
     /// `rq->cfs.load.weight` (scaled, `<< 10`).
     pub cfs_load_weight: u64,
     /// `rq->cfs.h_nr_runnable`.
@@ -132,6 +136,8 @@ impl Rq {
             clock: RqClock::new(BOOT_CLOCK_NS, BOOT_CLOCK_NS, BOOT_CLOCK_NS),
             cfs: avg,
             rt: avg,
+            irq: SchedAvg::default(),
+            irq_pct: 0,
             cfs_load_weight: 0,
             nr_fair: 0,
             nr_rt: 0,
