@@ -707,3 +707,43 @@ impl<'p> Engine<'p> {
 
     // ---------------------------------------------------------------- events
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Task clock at rq clock `t`.
+    fn task_clock(pct: u64, t: u64) -> u64 {
+        t - irq_between(pct, 0, t)
+    }
+
+    #[test]
+    fn irq_time_splits_without_drift() {
+        // 10 % of 1 ms is 100 µs however the interval is cut.
+        assert_eq!(irq_between(10, 0, 1_000_000), 100_000);
+        let cuts = [0u64, 3, 17, 999, 4_001, 333_333, 1_000_000];
+        let sum: u64 = cuts.windows(2).map(|w| irq_between(10, w[0], w[1])).sum();
+        assert_eq!(sum, 100_000);
+        assert_eq!(irq_between(7, 5, 19), 1); // ⌊19·0.07⌋ − ⌊5·0.07⌋
+        assert_eq!(irq_between(0, 0, u64::MAX), 0);
+        assert_eq!(irq_between(90, 10, 5), 0);
+    }
+
+    #[test]
+    fn wall_for_task_time_is_the_first_wall_time_giving_that_much_task_time() {
+        for pct in [1, 7, 10, 33, 90] {
+            for a in [0u64, 1, 99, 1_000_000_007, BOOT_CLOCK_NS] {
+                for task in [1u64, 2, 9, 10, 11, 12_345, 4_000_000] {
+                    let w = wall_for_task_time(pct, a, task);
+                    let got = |w: u64| task_clock(pct, a + w) - task_clock(pct, a);
+                    assert!(got(w) >= task, "{pct} {a} {task}");
+                    assert!(got(w - 1) < task, "{pct} {a} {task}");
+                }
+            }
+        }
+        // 4 ms of task time at 10 % irq: 4.444… ms of wall time.
+        assert_eq!(wall_for_task_time(10, BOOT_CLOCK_NS, 4_000_000), 4_444_444);
+        assert_eq!(wall_for_task_time(0, 5, 77), 77);
+        assert_eq!(wall_for_task_time(50, 5, 0), 0);
+    }
+}
