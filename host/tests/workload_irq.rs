@@ -95,3 +95,13 @@ fn an_irq_cpu_the_platform_lacks_is_an_error() {
     );
     w.validate(7).unwrap();
 }
+
+#[test]
+fn the_summary_lists_irq_time() {
+    let w = load(&with_irq("{ \"5\" : 2, \"4\" : 10 }")).unwrap();
+    let text = schedmath_host::workload::show::render(&w, false);
+    assert!(
+        text.contains("\nirq time: CPU 4 10 %, CPU 5 2 %\n"),
+        "{text}"
+    );
+}

@@ -22,6 +22,9 @@
 //!   flat sum of every fair task's contribution: its `load.weight` is the sum of task
 //!   weights and tasks attach to it directly, grouped or not (the kernel propagates group
 //!   entities' averages instead). No delayed dequeue.
+//! * `irq` (`rq->avg_irq`) is fed from a uniform irq rate (`irq_pct`, from the
+//!   workload's `schedmath.irq_pct`), not from interrupts; no steal time (see
+//!   [`super::engine`]).
 
 use schedmath::pelt::clock::RqClock;
 use schedmath::pelt::SchedAvg;

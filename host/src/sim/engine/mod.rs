@@ -29,9 +29,25 @@
 //!   the hierarchy (submodule `groups`, [`crate::sim::group`]);
 //! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
 //!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
-//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`].
+//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`];
+//! * irq time (`schedmath.irq_pct`): a CPU spends that share of its wall time in irq,
+//!   busy or idle, uniformly: `⌊rq->clock × pct / 100⌋` ns by rq clock, so every rq
+//!   clock update takes the interval's irq ns off `clock_task` (hence `clock_pelt`: the
+//!   running task's PELT, vruntime and slice see task time only) and, when nonzero,
+//!   feeds `rq->avg_irq` through `update_irq_load_avg()` at the new `rq->clock`, as
+//!   `update_rq_clock_task()` does (IRQ_TIME_ACCOUNTING, NONTASK_CAPACITY); the idle
+//!   blocked-load decay decays it too (`__update_blocked_others()`). `cpu_util_irq()`
+//!   enters `capacity_of()` at the tick (`scale_rt_capacity()`, which overutilized reads),
+//!   schedutil's and EAS's `effective_cpu_util()`, the EM estimate and the idle
+//!   governor's `sched_cpu_util()`. A `run` step progresses only in task time (its wall
+//!   time stretches by `100 / (100 − pct)`); a `runtime` step still ends at its wall
+//!   deadline (irq time counts as wall time, like preemption); the CPU's power is its
+//!   OPP's whether in task or irq context, so energy does not change.
 //!
-//! Simplifications: no irq/steal time, no DL class, no thermal pressure, no EEVDF
+//! Simplifications: no steal time; irq time is a uniform rate, not interrupts: it never
+//! wakes an idle CPU, ends an idle state or counts as a wake-up in the governor's
+//! statistics (an idle CPU's irq time is accounted at its next rq clock update), and
+//! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure, no EEVDF
 //! delayed dequeue; the load-balance pass runs every tick; the blocked-load decay of idle
 //! CPUs does not ask schedutil for a new frequency (the kernel's
 //! `sched_balance_update_blocked_averages()` does when the averages decayed, from the
