@@ -303,7 +303,8 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
             let p = profile(n)?;
             let bar = progress_bar(n, duration_ns);
             let mut tick = |now: u64| bar.set_position(now / 1_000_000);
-            let m = simulate_with_progress(&platform, &tasks, &p, &cfg, &mut tick)?;
+            let m =
+                simulate_with_progress(&platform, &tasks, &w.global.irq_pct, &p, &cfg, &mut tick)?;
             bar.finish_and_clear();
             Ok(m)
         })

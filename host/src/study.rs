@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::platform::Platform;
-use crate::sim::{simulate, tasks_from_workload, Metrics, SimConfig, SimError};
+use crate::sim::{simulate_workload, Metrics, SimConfig, SimError};
 use crate::workload::{Workload, WorkloadError};
 
 /// Why a study cannot run. Every variant names the study file.
@@ -237,8 +237,7 @@ pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
 fn run_one(job: &Job, profile: &str) -> Result<Metrics, SimError> {
     let p = schedmath::Profile::from_name(profile)
         .map_err(|e| SimError::Config(format!("profile `{profile}`: {e}")))?;
-    let tasks = tasks_from_workload(&job.workload)?;
-    let mut m = simulate(&job.platform, &tasks, &p, &job.cfg)?;
+    let mut m = simulate_workload(&job.platform, &job.workload, &p, &job.cfg)?;
     m.profile = profile.to_string();
     Ok(m)
 }

@@ -49,7 +49,7 @@ fn bad_io_latency_ranges_name_line_column_and_key() {
     assert_eq!(
         load("{ \"tasks\" : { \"t\" : { \"run\" : 1 } }, \"schedmath\" : { \"io_latency\" : [1, 2] } }")
             .unwrap_err(),
-        "w.json:1:54: schedmath.io_latency: unknown key (the schedmath extension has taskgroups, io_latency_us)"
+        "w.json:1:54: schedmath.io_latency: unknown key (the schedmath extension has taskgroups, io_latency_us, irq_pct)"
     );
 }
 

@@ -16,6 +16,10 @@
 //!   period's work was not done before the next activation);
 //! * `work_done_ms`: per task, work in ms at capacity 1024 and the reference frequency;
 //! * `task_util_avg_end`: per task, its PELT `util_avg` when the simulation ends;
+//! * `irq_util_avg_end`, `cpu_capacity_end`: per CPU with irq time
+//!   (`schedmath.irq_pct`), its irq PELT `util_avg` (`rq->avg_irq`, what
+//!   `cpu_util_irq()` reads) and its `capacity_of()` when the simulation ends; both keys
+//!   are absent from the JSON of a workload without irq time;
 //! * `util_ramp_ms`: per task, time from its first enqueue until its `util_avg` first
 //!   reached 819 (80 % of 1024) at a PELT update (null: never); updates happen at
 //!   enqueue, dequeue, switch and tick, so the resolution is a tick at worst;
@@ -98,6 +102,12 @@ pub struct Metrics {
     pub work_done_ms: BTreeMap<String, f64>,
     /// {task: `util_avg` at the end}.
     pub task_util_avg_end: BTreeMap<String, u64>,
+    /// {cpu: `rq->avg_irq.util_avg` at the end}, CPUs with irq time only.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub irq_util_avg_end: BTreeMap<usize, u64>,
+    /// {cpu: `capacity_of()` at the end}, CPUs with irq time only.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub cpu_capacity_end: BTreeMap<usize, u64>,
     /// {task: ms to reach util_avg 819, or null}.
     pub util_ramp_ms: BTreeMap<String, Option<f64>>,
     /// {task: frame times} for tasks with a timer loop.
@@ -314,6 +324,8 @@ impl Recorder {
                 .zip(self.work.iter().map(|&w| round6(w as f64 / 1e6)))
                 .collect(),
             task_util_avg_end: BTreeMap::new(),
+            irq_util_avg_end: BTreeMap::new(),
+            cpu_capacity_end: BTreeMap::new(),
             util_ramp_ms: BTreeMap::new(),
             frame_time_ms: BTreeMap::new(),
             iops: if now == 0 {

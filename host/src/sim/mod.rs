@@ -24,7 +24,7 @@ pub mod program;
 pub mod rq;
 pub mod task;
 
-pub use engine::{simulate, simulate_with_progress, SimConfig};
+pub use engine::{simulate, simulate_with_progress, simulate_workload, SimConfig};
 pub use metrics::{render_compare, Metrics};
 pub use program::{tasks_from_workload, PhaseAttrs, SchedPolicy, SimPhase, SimTask, Step};
 

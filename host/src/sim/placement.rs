@@ -45,6 +45,8 @@ pub struct CpuView {
     pub capacity: CpuCapacity,
     /// `cpu_util_rt()`.
     pub util_rt: u64,
+    /// `cpu_util_irq()`.
+    pub util_irq: u64,
     /// `rq->uclamp[MIN/MAX].value`.
     pub uclamp_min: u64,
     /// See `uclamp_min`.
@@ -118,6 +120,7 @@ pub fn compute_energy(
                 capacity: cap,
                 util_cfs,
                 util_rt: v.util_rt,
+                util_irq: v.util_irq,
                 uclamp_used,
                 uclamp_min: umin,
                 uclamp_max: umax,
@@ -341,6 +344,7 @@ mod tests {
             util: CpuUtilRq::default(),
             capacity: cap,
             util_rt: 0,
+            util_irq: 0,
             uclamp_min: 0,
             uclamp_max: 1024,
             idle,

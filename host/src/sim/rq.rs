@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! One CPU's runqueue: the kernel state the simulator keeps per CPU (clocks, cfs and rt
-//! PELT signals, uclamp buckets, load weight) and the class/pick model.
+//! One CPU's runqueue: the kernel state the simulator keeps per CPU (clocks, cfs, rt and
+//! irq PELT signals, uclamp buckets, load weight) and the class/pick model.
 //!
 //! Simplifications (documented, deliberate):
 //! * RT above fair; among RT tasks the highest priority, FIFO order within a priority
@@ -22,6 +22,9 @@
 //!   flat sum of every fair task's contribution: its `load.weight` is the sum of task
 //!   weights and tasks attach to it directly, grouped or not (the kernel propagates group
 //!   entities' averages instead). No delayed dequeue.
+//! * `irq` (`rq->avg_irq`) is fed from a uniform irq rate (`irq_pct`, from the
+//!   workload's `schedmath.irq_pct`), not from interrupts; no steal time (see
+//!   [`super::engine`]).
 
 use schedmath::pelt::clock::RqClock;
 use schedmath::pelt::SchedAvg;
@@ -77,6 +80,10 @@ pub struct Rq {
     pub cfs: SchedAvg,
     /// `rq->avg_rt`.
     pub rt: SchedAvg,
+    /// `rq->avg_irq`: irq time (`update_irq_load_avg()`), read as `cpu_util_irq()`.
+    pub irq: SchedAvg,
+    /// Share of wall time this CPU spends in hard/soft irq, % (0: none; below 100).
+    pub irq_pct: u64,
     /// `rq->cfs.load.weight` (scaled, `<< 10`).
     pub cfs_load_weight: u64,
     /// `rq->cfs.h_nr_runnable`.
@@ -132,6 +139,8 @@ impl Rq {
             clock: RqClock::new(BOOT_CLOCK_NS, BOOT_CLOCK_NS, BOOT_CLOCK_NS),
             cfs: avg,
             rt: avg,
+            irq: SchedAvg::default(),
+            irq_pct: 0,
             cfs_load_weight: 0,
             nr_fair: 0,
             nr_rt: 0,

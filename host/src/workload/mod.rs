@@ -22,8 +22,8 @@ pub mod show;
 
 pub use error::WorkloadError;
 pub use model::{
-    Affinity, Event, EventSpec, Format, Global, IgnoredKey, Loops, Phase, Policy, Sched, TaskGroup,
-    TaskSpec, TimerMode, Uclamp, Workload,
+    Affinity, Event, EventSpec, Format, Global, IgnoredKey, IrqShare, Loops, Phase, Policy, Sched,
+    TaskGroup, TaskSpec, TimerMode, Uclamp, Workload,
 };
 
 impl Workload {

@@ -64,7 +64,41 @@ pub struct Global {
     /// `schedmath.io_latency_us`: every `iorun` waits a device latency drawn uniformly
     /// from `[min, max]` ns by the seeded generator instead of `bytes / rate`.
     pub io_latency_ns: Option<(u64, u64)>,
+    /// `schedmath.irq_pct`: CPUs that spend a share of their wall time in hard/soft irq,
+    /// by CPU number (no two entries for one CPU).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub irq_pct: Vec<IrqShare>,
 }
+
+impl Default for Global {
+    /// rt-app's defaults: run until every task ends, `SCHED_OTHER`, no extension.
+    fn default() -> Self {
+        Global {
+            duration_ns: None,
+            default_policy: Policy::Other,
+            io_latency_ns: None,
+            irq_pct: Vec::new(),
+        }
+    }
+}
+
+/// One entry of `schedmath.irq_pct`: `pct` % of `cpu`'s wall time, busy or idle, goes to
+/// hard/soft irq (the kernel's irq time accounting), uniformly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IrqShare {
+    /// The CPU.
+    pub cpu: usize,
+    /// Percentage of wall time, in [`IRQ_PCT_RANGE`].
+    pub pct: u32,
+    /// Where its key is.
+    pub at: Loc,
+}
+
+/// What `schedmath.irq_pct` accepts: 0 % is no entry at all (omit the CPU), and above
+/// 90 % a task would need more than ten times its wall time (at 100 % it would never
+/// progress), a machine the kernel's irq signal saturates anyway (`scale_rt_capacity()`
+/// gives 1 once irq util reaches the capacity).
+pub const IRQ_PCT_RANGE: std::ops::RangeInclusive<u32> = 1..=90;
 
 /// A key accepted but without effect on the model (logging, calibration, NUMA, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -385,6 +419,14 @@ impl TaskSpec {
     }
 }
 
+/// The error for a CPU number the platform lacks.
+fn no_such_cpu(cpu: usize, nr_cpus: usize) -> String {
+    format!(
+        "CPU {cpu} does not exist: the platform has {nr_cpus} CPUs (0..={})",
+        nr_cpus.saturating_sub(1)
+    )
+}
+
 impl Workload {
     /// Keys the file sets that rt-app accepts but that do not change scheduling
     /// (for `--verbose`).
@@ -418,6 +460,13 @@ impl Workload {
     /// calls before running), after [`Workload::check`].
     pub fn validate(&self, nr_cpus: usize) -> Result<(), WorkloadError> {
         self.check()?;
+        if let Some(s) = self.global.irq_pct.iter().find(|s| s.cpu >= nr_cpus) {
+            return Err(self.invalid(
+                s.at,
+                format!("schedmath.irq_pct.{}", s.cpu),
+                no_such_cpu(s.cpu, nr_cpus),
+            ));
+        }
         for t in &self.tasks {
             let task_path = format!("tasks.{}", t.name);
             let masks = std::iter::once((task_path.clone(), t.cpus.as_ref())).chain(
@@ -435,10 +484,7 @@ impl Workload {
                     return Err(self.invalid(
                         mask.at,
                         format!("{path}.cpus"),
-                        format!(
-                            "CPU {cpu} does not exist: the platform has {nr_cpus} CPUs (0..={})",
-                            nr_cpus.saturating_sub(1)
-                        ),
+                        no_such_cpu(cpu, nr_cpus),
                     ));
                 }
             }

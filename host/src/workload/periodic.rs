@@ -267,8 +267,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             duration_ns: file
                 .duration_s
                 .map(|s| u64::from(*s.get_ref()) * 1_000_000_000),
-            default_policy: Policy::Other,
-            io_latency_ns: None,
+            ..Global::default()
         },
         tasks,
         groups: Vec::new(),

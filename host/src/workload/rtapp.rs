@@ -24,17 +24,19 @@
 //! (logging, calibration, NUMA binding, ...) are accepted and listed in
 //! [`Workload::ignored_keys`].
 //!
-//! Task-group attributes have no rt-app syntax; they come from a top-level extension
-//! object that rt-app never reads (so the file still runs under rt-app):
-//! `"schedmath": { "taskgroups": { "/bg": { "shares": 1024, "idle": true } } }`.
+//! What rt-app has no syntax for comes from a top-level extension object that rt-app
+//! never reads (so the file still runs under rt-app):
+//! `"schedmath": { "taskgroups": { "/bg": { "shares": 1024, "idle": true } },
+//! "io_latency_us": [50, 500], "irq_pct": { "4": 10 } }` — task-group attributes, the
+//! device latency of every `iorun`, and per-CPU irq time (% of wall time).
 
 use std::collections::BTreeMap;
 
 use super::error::WorkloadError;
 use super::json::{self, Loc, Member, Node, Value};
 use super::model::{
-    Affinity, Event, EventSpec, Format, Global, IgnoredKey, Loops, Phase, Policy, Sched, TaskGroup,
-    TaskSpec, TimerMode, Uclamp, Workload, DEFAULT_SHARES, MAX_INSTANCES,
+    Affinity, Event, EventSpec, Format, Global, IgnoredKey, IrqShare, Loops, Phase, Policy, Sched,
+    TaskGroup, TaskSpec, TimerMode, Uclamp, Workload, DEFAULT_SHARES, IRQ_PCT_RANGE, MAX_INSTANCES,
 };
 
 /// rt-app's default rt priority (`DEFAULT_THREAD_PRIORITY`).
@@ -81,15 +83,11 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     }
     let mut global = match global {
         Some(m) => cx.global(m)?,
-        None => Global {
-            duration_ns: None,
-            default_policy: Policy::Other,
-            io_latency_ns: None,
-        },
+        None => Global::default(),
     };
     let mut group_cfg = BTreeMap::new();
     if let Some(m) = ext {
-        global.io_latency_ns = cx.extension(m, &mut group_cfg)?;
+        cx.extension(m, &mut group_cfg, &mut global)?;
     }
     let Some(tasks_m) = tasks else {
         return Err(cx.err(
@@ -291,11 +289,7 @@ impl Ctx<'_> {
     fn global(&mut self, m: &Member) -> Result<Global, WorkloadError> {
         let members = self.object(&m.value, "global")?;
         self.no_duplicates(members, "global")?;
-        let mut g = Global {
-            duration_ns: None,
-            default_policy: Policy::Other,
-            io_latency_ns: None,
-        };
+        let mut g = Global::default();
         for m in members {
             let path = join("global", &m.key);
             match m.key.as_str() {
@@ -346,26 +340,31 @@ impl Ctx<'_> {
     }
 
     /// The `schedmath` extension: `taskgroups` (per-group `shares` and `idle`, into
-    /// `cfg`) and `io_latency_us` (returned, in ns).
+    /// `cfg`), `io_latency_us` and `irq_pct` (into `global`).
     fn extension(
         &mut self,
         m: &Member,
         cfg: &mut BTreeMap<String, (u32, bool)>,
-    ) -> Result<Option<(u64, u64)>, WorkloadError> {
+        global: &mut Global,
+    ) -> Result<(), WorkloadError> {
         let members = self.object(&m.value, "schedmath")?;
         self.no_duplicates(members, "schedmath")?;
-        let mut io_latency = None;
         for m in members {
-            if m.key == "io_latency_us" {
-                io_latency = Some(self.io_latency(&m.value)?);
-                continue;
-            }
-            if m.key != "taskgroups" {
-                return Err(self.err(
+            match m.key.as_str() {
+                "io_latency_us" => {
+                    global.io_latency_ns = Some(self.io_latency(&m.value)?);
+                    continue;
+                }
+                "irq_pct" => {
+                    global.irq_pct = self.irq_pct(&m.value)?;
+                    continue;
+                }
+                "taskgroups" => {}
+                _ => return Err(self.err(
                     m.at,
                     &join("schedmath", &m.key),
-                    "unknown key (the schedmath extension has taskgroups, io_latency_us)",
-                ));
+                    "unknown key (the schedmath extension has taskgroups, io_latency_us, irq_pct)",
+                )),
             }
             let groups = self.object(&m.value, "schedmath.taskgroups")?;
             self.no_duplicates(groups, "schedmath.taskgroups")?;
@@ -422,7 +421,46 @@ impl Ctx<'_> {
                 cfg.insert(name, (shares, idle));
             }
         }
-        Ok(io_latency)
+        Ok(())
+    }
+
+    /// `schedmath.irq_pct`: `{"cpu": pct}`, a CPU number in decimal (as the platform
+    /// numbers them, checked against it by [`Workload::validate`]) to a percentage in
+    /// [`IRQ_PCT_RANGE`]; sorted by CPU.
+    fn irq_pct(&self, n: &Node) -> Result<Vec<IrqShare>, WorkloadError> {
+        let path = "schedmath.irq_pct";
+        let members = self.object(n, path)?;
+        self.no_duplicates(members, path)?;
+        let mut out = Vec::with_capacity(members.len());
+        for m in members {
+            let kpath = join(path, &m.key);
+            let cpu = m
+                .key
+                .parse::<usize>()
+                .ok()
+                .filter(|c| c.to_string() == m.key)
+                .ok_or_else(|| {
+                    self.err(m.at, &kpath, "expected a CPU number (0, 1, ...) as the key")
+                })?;
+            let v = self.int(&m.value, &kpath)?;
+            let pct = u32::try_from(v)
+                .ok()
+                .filter(|p| IRQ_PCT_RANGE.contains(p))
+                .ok_or_else(|| {
+                    self.err(
+                        m.value.at,
+                        &kpath,
+                        format!(
+                            "irq share {v} % out of {}..={} % of wall time",
+                            IRQ_PCT_RANGE.start(),
+                            IRQ_PCT_RANGE.end()
+                        ),
+                    )
+                })?;
+            out.push(IrqShare { cpu, pct, at: m.at });
+        }
+        out.sort_by_key(|s| s.cpu);
+        Ok(out)
     }
 
     /// `schedmath.io_latency_us`: `[min, max]` µs, 1 ≤ min ≤ max.

@@ -155,6 +155,15 @@ pub fn render(w: &Workload, verbose: bool) -> String {
         w.tasks.len(),
         w.nr_threads()
     );
+    if !w.global.irq_pct.is_empty() {
+        let cpus: Vec<String> = w
+            .global
+            .irq_pct
+            .iter()
+            .map(|s| format!("CPU {} {} %", s.cpu, s.pct))
+            .collect();
+        let _ = writeln!(out, "irq time: {}", cpus.join(", "));
+    }
     if !w.groups.is_empty() {
         let _ = writeln!(out, "task groups:");
         for g in &w.groups {

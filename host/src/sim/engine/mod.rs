@@ -29,9 +29,25 @@
 //!   the hierarchy (submodule `groups`, [`crate::sim::group`]);
 //! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
 //!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
-//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`].
+//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`];
+//! * irq time (`schedmath.irq_pct`): a CPU spends that share of its wall time in irq,
+//!   busy or idle, uniformly: `⌊rq->clock × pct / 100⌋` ns by rq clock, so every rq
+//!   clock update takes the interval's irq ns off `clock_task` (hence `clock_pelt`: the
+//!   running task's PELT, vruntime and slice see task time only) and, when nonzero,
+//!   feeds `rq->avg_irq` through `update_irq_load_avg()` at the new `rq->clock`, as
+//!   `update_rq_clock_task()` does (IRQ_TIME_ACCOUNTING, NONTASK_CAPACITY); the idle
+//!   blocked-load decay decays it too (`__update_blocked_others()`). `cpu_util_irq()`
+//!   enters `capacity_of()` at the tick (`scale_rt_capacity()`, which overutilized reads),
+//!   schedutil's and EAS's `effective_cpu_util()`, the EM estimate and the idle
+//!   governor's `sched_cpu_util()`. A `run` step progresses only in task time (its wall
+//!   time stretches by `100 / (100 − pct)`); a `runtime` step still ends at its wall
+//!   deadline (irq time counts as wall time, like preemption); the CPU's power is its
+//!   OPP's whether in task or irq context, so energy does not change.
 //!
-//! Simplifications: no irq/steal time, no DL class, no thermal pressure, no EEVDF
+//! Simplifications: no steal time; irq time is a uniform rate, not interrupts: it never
+//! wakes an idle CPU, ends an idle state or counts as a wake-up in the governor's
+//! statistics (an idle CPU's irq time is accounted at its next rq clock update), and
+//! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure, no EEVDF
 //! delayed dequeue; the load-balance pass runs every tick; the blocked-load decay of idle
 //! CPUs does not ask schedutil for a new frequency (the kernel's
 //! `sched_balance_update_blocked_averages()` does when the averages decayed, from the
@@ -71,7 +87,8 @@ use schedmath::pelt::clock::{
 use schedmath::pelt::{
     __update_load_avg_blocked_se, __update_load_avg_cfs_rq, __update_load_avg_se,
     attach_entity_load_avg, detach_entity_load_avg, init_entity_runnable_average,
-    post_init_entity_util_avg, update_rt_rq_load_avg, PeltTables, SchedEntityPelt,
+    post_init_entity_util_avg, update_irq_load_avg, update_rt_rq_load_avg, PeltTables,
+    SchedEntityPelt,
 };
 use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq, SCHED_CPUFREQ_IOWAIT};
 use schedmath::uclamp::{
@@ -90,19 +107,47 @@ use super::placement::{
     find_energy_efficient_cpu, sched_balance_find_dst_group_cpu, select_idle_cpu, CpuView,
     PerfDomain, TaskView,
 };
-use super::program::{SchedPolicy, SimTask};
+use super::program::{tasks_from_workload, SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
 use super::task::{allowed_cpus, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
 use super::SimError;
 use crate::idle::NO_LATENCY_CONSTRAINT_NS;
 use crate::platform::Platform;
 use crate::rng::SplitMix64;
+use crate::workload::{IrqShare, Workload};
 
 /// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a
 /// zero clock, and a zero `last_update_time` means "not attached" to PELT.
 pub const BOOT_CLOCK_NS: u64 = 1_000_000_000;
 /// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
 const BLOCKED_UPDATE_NS: u64 = 32_000_000;
+
+/// Irq ns between rq clocks `a` and `b` of a CPU spending `pct` % of its time in irq:
+/// irq time accrues as `⌊clock × pct / 100⌋`, so any split of an interval sums to the
+/// same total (no drift).
+fn irq_between(pct: u64, a: u64, b: u64) -> u64 {
+    let at = |t: u64| (u128::from(t) * u128::from(pct) / 100) as u64; // at most t
+    if pct == 0 || b <= a {
+        return 0;
+    }
+    at(b) - at(a)
+}
+
+/// Wall ns from rq clock `a` until `task` ns of task time (wall minus irq) have passed on
+/// a CPU with `pct` % irq time (`pct < 100`): the first `t` with `T(t) − T(a) ≥ task`,
+/// where `T(t) = t − ⌊t·pct/100⌋ = ⌈t·(100 − pct)/100⌉`, so `T(t) ≥ x` exactly when
+/// `t·(100 − pct) > 100·(x − 1)`. Exact: [`irq_between`] over the result gives back
+/// `task` or (rounding to whole ns) one more.
+fn wall_for_task_time(pct: u64, a: u64, task: u64) -> u64 {
+    if pct == 0 || task == 0 {
+        return task;
+    }
+    let keep = u128::from(100 - pct.min(99));
+    let (a, pct) = (u128::from(a), u128::from(pct));
+    let target = a - a * pct / 100 + u128::from(task);
+    let t = 100 * (target - 1) / keep + 1;
+    u64::try_from(t - a).unwrap_or(u64::MAX)
+}
 
 /// Run parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,25 +192,46 @@ pub struct Engine<'p> {
 }
 
 /// Runs `tasks` on `platform` under `profile`.
+/// No CPU spends time in irq.
 pub fn simulate(
     platform: &Platform,
     tasks: &[SimTask],
     profile: &Profile,
     cfg: &SimConfig,
 ) -> Result<Metrics, SimError> {
-    simulate_with_progress(platform, tasks, profile, cfg, &mut |_| {})
+    simulate_with_progress(platform, tasks, &[], profile, cfg, &mut |_| {})
 }
 
-/// [`simulate`], calling `progress` with the simulated time (ns) at every tick (the CLI's
-/// progress bar; the callback cannot change the run).
+/// Runs workload `w` (its tasks and its `schedmath.irq_pct` irq time) on `platform`
+/// under `profile`.
+pub fn simulate_workload(
+    platform: &Platform,
+    w: &Workload,
+    profile: &Profile,
+    cfg: &SimConfig,
+) -> Result<Metrics, SimError> {
+    let tasks = tasks_from_workload(w)?;
+    simulate_with_progress(
+        platform,
+        &tasks,
+        &w.global.irq_pct,
+        profile,
+        cfg,
+        &mut |_| {},
+    )
+}
+
+/// [`simulate`] with `irq` time on some CPUs, calling `progress` with the simulated time
+/// (ns) at every tick (the CLI's progress bar; the callback cannot change the run).
 pub fn simulate_with_progress(
     platform: &Platform,
     tasks: &[SimTask],
+    irq: &[IrqShare],
     profile: &Profile,
     cfg: &SimConfig,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Metrics, SimError> {
-    let mut e = Engine::new(platform, tasks, profile, cfg)?;
+    let mut e = Engine::new(platform, tasks, irq, profile, cfg)?;
     e.run(progress);
     Ok(e.finish())
 }
@@ -174,6 +240,7 @@ impl<'p> Engine<'p> {
     fn new(
         platform: &'p Platform,
         specs: &[SimTask],
+        irq: &[IrqShare],
         profile: &Profile,
         cfg: &SimConfig,
     ) -> Result<Self, SimError> {
@@ -217,6 +284,18 @@ impl<'p> Engine<'p> {
         for r in &mut rqs {
             let d = &doms[r.domain];
             r.freq_scale = topology_set_freq_scale(1024, u64::from(d.cur()), d.fref_khz, false);
+        }
+        for s in irq {
+            let r = rqs.get_mut(s.cpu).ok_or_else(|| {
+                SimError::Config(format!("irq time on CPU {}: no such CPU", s.cpu))
+            })?;
+            if s.pct >= 100 {
+                return Err(SimError::Config(format!(
+                    "irq time on CPU {}: {} % leaves no time to run tasks",
+                    s.cpu, s.pct
+                )));
+            }
+            r.irq_pct = u64::from(s.pct);
         }
         let idle = platform
             .cpus
@@ -329,6 +408,10 @@ impl<'p> Engine<'p> {
         self.rec.set_ou(self.now, self.rd.overutilized);
         let mut m = self.rec.finish(self.now, &self.doms, &self.idle);
         m.set_task_figures(&self.tasks);
+        for r in self.rqs.iter().filter(|r| r.irq_pct > 0) {
+            m.irq_util_avg_end.insert(r.cpu, r.irq.util_avg);
+            m.cpu_capacity_end.insert(r.cpu, r.cpu_capacity);
+        }
         m
     }
 
@@ -352,6 +435,18 @@ impl<'p> Engine<'p> {
         u64::try_from(num.div_ceil(den)).unwrap_or(u64::MAX)
     }
 
+    /// Task time (the `clock_task` advance: wall time minus irq time) of `c` between wall
+    /// times `from` and `to`.
+    fn task_ns(&self, c: usize, from: u64, to: u64) -> u64 {
+        let span = to.saturating_sub(from);
+        let irq = irq_between(
+            self.rqs[c].irq_pct,
+            from + BOOT_CLOCK_NS,
+            to + BOOT_CLOCK_NS,
+        );
+        span - irq
+    }
+
     /// Advances work, energy and residency of `c` to now.
     fn acct(&mut self, c: usize) {
         let now = self.now;
@@ -369,14 +464,10 @@ impl<'p> Engine<'p> {
             let from = last.max(self.rqs[c].seg_start);
             if now > from {
                 let span = now - from;
+                let work = self.work_in(c, self.task_ns(c, from, now));
                 let task = &self.tasks[t];
-                let done = if task.wall_step {
-                    span
-                } else {
-                    self.work_in(c, span)
-                };
+                let done = if task.wall_step { span } else { work };
                 let done = done.min(task.remaining);
-                let work = self.work_in(c, span);
                 self.tasks[t].remaining -= done;
                 self.rec.work(t, work);
             }
@@ -398,7 +489,9 @@ impl<'p> Engine<'p> {
                 .wall_until
                 .get_or_insert(start.saturating_add(task.remaining))
         } else {
-            start.saturating_add(self.wall_for(c, self.tasks[t].remaining))
+            let run = self.wall_for(c, self.tasks[t].remaining);
+            let pct = self.rqs[c].irq_pct;
+            start.saturating_add(wall_for_task_time(pct, start + BOOT_CLOCK_NS, run))
         }
         .max(start);
         let gen = self.rqs[c].gen;
@@ -418,6 +511,17 @@ impl<'p> Engine<'p> {
                 util_est: r.cfs.util_est.enqueued(),
             },
             util_est_feat: true,
+        }
+    }
+
+    /// What `scale_rt_capacity()` and `sched_cpu_util()` take off `c`: `cpu_util_rt()`
+    /// and `cpu_util_irq()`.
+    fn pressure(&self, c: usize) -> RqPressureUtil {
+        let r = &self.rqs[c];
+        RqPressureUtil {
+            rt_util_avg: r.rt.util_avg,
+            irq_util_avg: r.irq.util_avg,
+            ..RqPressureUtil::default()
         }
     }
 
@@ -461,23 +565,38 @@ impl<'p> Engine<'p> {
         self.set_ou_from(before);
     }
 
+    /// `update_rq_clock()`: the clocks advance to now; the irq time of the interval
+    /// comes off the task clock and, when there is some, feeds `rq->avg_irq` at the new
+    /// `rq->clock` (`update_rq_clock_task()` with NONTASK_CAPACITY).
     fn update_rq_clock(&mut self, c: usize) {
         let r = &mut self.rqs[c];
-        let delta = (self.now + BOOT_CLOCK_NS).saturating_sub(r.clock.clock);
+        let now = self.now + BOOT_CLOCK_NS;
+        let delta = now.saturating_sub(r.clock.clock);
+        let irq_delta = irq_between(r.irq_pct, r.clock.clock, now);
         let cpu = PeltClockCpu {
             curr_is_idle: r.curr.is_none(),
             cpu_capacity: r.capacity_orig,
             freq_capacity: r.freq_scale,
         };
-        update_rq_clock_task(&mut r.clock, delta, 0, &cpu, &self.profile);
+        update_rq_clock_task(&mut r.clock, delta, irq_delta, &cpu, &self.profile);
+        if irq_delta != 0 {
+            update_irq_load_avg(
+                r.clock.clock,
+                &mut r.irq,
+                irq_delta,
+                r.freq_scale,
+                r.capacity_orig,
+                self.tables,
+            );
+        }
     }
 
     /// `update_curr()`: the running fair task's vruntime, its group entities' and the
     /// `min_vruntime` of each cfs_rq on its path.
     fn update_curr(&mut self, c: usize) {
         let Some(t) = self.rqs[c].curr else { return };
+        let delta = self.task_ns(c, self.tasks[t].exec_start, self.now);
         let task = &mut self.tasks[t];
-        let delta = self.now.saturating_sub(task.exec_start);
         task.exec_start = self.now;
         if task.is_fair() {
             task.vruntime = task
@@ -546,6 +665,7 @@ impl<'p> Engine<'p> {
             util_cfs: cpu_util_cfs(&u),
             util_cfs_boost: cpu_util_cfs_boost(&u),
             util_rt: r.rt.util_avg,
+            util_irq: r.irq.util_avg,
             rt_runnable: r.nr_rt > 0,
             uclamp_min: self.rq_clamp(c, UclampId::Min),
             uclamp_max: self.rq_clamp(c, UclampId::Max),
@@ -602,4 +722,44 @@ impl<'p> Engine<'p> {
     // ---------------------------------------------------------------- schedule / idle
 
     // ---------------------------------------------------------------- events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Task clock at rq clock `t`.
+    fn task_clock(pct: u64, t: u64) -> u64 {
+        t - irq_between(pct, 0, t)
+    }
+
+    #[test]
+    fn irq_time_splits_without_drift() {
+        // 10 % of 1 ms is 100 µs however the interval is cut.
+        assert_eq!(irq_between(10, 0, 1_000_000), 100_000);
+        let cuts = [0u64, 3, 17, 999, 4_001, 333_333, 1_000_000];
+        let sum: u64 = cuts.windows(2).map(|w| irq_between(10, w[0], w[1])).sum();
+        assert_eq!(sum, 100_000);
+        assert_eq!(irq_between(7, 5, 19), 1); // ⌊19·0.07⌋ − ⌊5·0.07⌋
+        assert_eq!(irq_between(0, 0, u64::MAX), 0);
+        assert_eq!(irq_between(90, 10, 5), 0);
+    }
+
+    #[test]
+    fn wall_for_task_time_is_the_first_wall_time_giving_that_much_task_time() {
+        for pct in [1, 7, 10, 33, 90] {
+            for a in [0u64, 1, 99, 1_000_000_007, BOOT_CLOCK_NS] {
+                for task in [1u64, 2, 9, 10, 11, 12_345, 4_000_000] {
+                    let w = wall_for_task_time(pct, a, task);
+                    let got = |w: u64| task_clock(pct, a + w) - task_clock(pct, a);
+                    assert!(got(w) >= task, "{pct} {a} {task}");
+                    assert!(got(w - 1) < task, "{pct} {a} {task}");
+                }
+            }
+        }
+        // 4 ms of task time at 10 % irq: 4.444… ms of wall time.
+        assert_eq!(wall_for_task_time(10, BOOT_CLOCK_NS, 4_000_000), 4_444_444);
+        assert_eq!(wall_for_task_time(0, 5, 77), 77);
+        assert_eq!(wall_for_task_time(50, 5, 0), 0);
+    }
 }

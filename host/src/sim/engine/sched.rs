@@ -217,13 +217,7 @@ impl Engine<'_> {
         });
         let next_tick = (now / self.tick_nsec + 1) * self.tick_nsec;
         let to_tick = i64::try_from(next_tick - now).unwrap_or(KTIME_MAX);
-        let util = sched_cpu_util(
-            &self.util_rq(c),
-            &RqPressureUtil {
-                rt_util_avg: self.rqs[c].rt.util_avg,
-                ..RqPressureUtil::default()
-            },
-        );
+        let util = sched_cpu_util(&self.util_rq(c), &self.pressure(c));
         let r = &mut self.rqs[c];
         let Some(ci) = self.idle[c].as_mut() else {
             r.tick_stopped = true;

@@ -39,11 +39,7 @@ impl Engine<'_> {
         } else {
             self.update_rt(c, true);
         }
-        let rq_util = RqPressureUtil {
-            rt_util_avg: self.rqs[c].rt.util_avg,
-            ..RqPressureUtil::default()
-        };
-        self.rqs[c].cpu_capacity = update_cpu_capacity(&self.capacity(c), &rq_util);
+        self.rqs[c].cpu_capacity = update_cpu_capacity(&self.capacity(c), &self.pressure(c));
         self.cpufreq_update(c);
         if !fair {
             if self.rqs[c]
@@ -59,7 +55,7 @@ impl Engine<'_> {
         if self.asym && self.misfit_migrate(c, t) {
             return;
         }
-        let ran = self.now.saturating_sub(self.tasks[t].slice_start);
+        let ran = self.task_ns(c, self.tasks[t].slice_start, self.now);
         if ran < self.slice {
             return;
         }
@@ -121,6 +117,16 @@ impl Engine<'_> {
             self.update_rq_clock(c);
             self.update_load_avg(c, None, false);
             self.update_rt(c, false);
+            // `__update_blocked_others()` decays the irq signal too.
+            let r = &mut self.rqs[c];
+            update_irq_load_avg(
+                r.clock.clock,
+                &mut r.irq,
+                0,
+                r.freq_scale,
+                r.capacity_orig,
+                self.tables,
+            );
             self.decay_groups(c);
         }
     }
@@ -138,6 +144,7 @@ impl Engine<'_> {
                     capacity: r.capacity_orig,
                     util_cfs: cpu_util_cfs(&self.util_rq(c)),
                     util_rt: r.rt.util_avg,
+                    util_irq: r.irq.util_avg,
                     rt_runnable: r.nr_rt > 0,
                     uclamp_used: self.keys.uclamp_is_used,
                     uclamp_min: self.rq_clamp(c, UclampId::Min),

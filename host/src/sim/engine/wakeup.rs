@@ -60,6 +60,7 @@ impl Engine<'_> {
                     util: self.util_rq(c),
                     capacity: self.capacity(c),
                     util_rt: r.rt.util_avg,
+                    util_irq: r.irq.util_avg,
                     uclamp_min: self.rq_clamp(c, UclampId::Min),
                     uclamp_max: self.rq_clamp(c, UclampId::Max),
                     idle: r.is_idle(),
