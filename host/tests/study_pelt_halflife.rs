@@ -96,7 +96,7 @@ fn bursty_frames_miss_fewer_deadlines_and_finish_sooner_for_more_energy() {
         assert!(m(fast).frame_time_ms["ui-0"].max < m(slow).frame_time_ms["ui-0"].max);
         assert!(m(fast).energy_j > m(slow).energy_j);
     }
-    assert_eq!((bf.max, base.energy_j), (52.384879, 0.895183));
+    assert_eq!((bf.max, base.energy_j), (52.384879, 0.89309));
 }
 
 #[test]

@@ -49,10 +49,10 @@
 //! statistics (an idle CPU's irq time is accounted at its next rq clock update), and
 //! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure, no EEVDF
 //! delayed dequeue; the load-balance pass runs every tick; the blocked-load decay of idle
-//! CPUs does not ask schedutil for a new frequency (the kernel's
-//! `sched_balance_update_blocked_averages()` does when the averages decayed, from the
-//! idle-balance CPU, which `cpufreq_this_cpu_can_update()` may refuse), so a wholly idle
-//! domain keeps its last frequency (idle, it draws idle power, not that OPP's); newly idle CPUs pull the least urgent waiting task
+//! CPUs asks schedutil for a new frequency when a signal decayed, as
+//! `sched_balance_update_blocked_averages()` does, always accepted (in the kernel the
+//! idle-balance CPU that runs it may be outside the policy, and
+//! `cpufreq_this_cpu_can_update()` may then refuse); newly idle CPUs pull the least urgent waiting task
 //! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
 //! at once instead of through `removed`. The seed feeds each task's own generator
 //! ([`SplitMix64`], seed × task index), drawn only by workload ranges (the IO latency of
@@ -643,10 +643,11 @@ impl<'p> Engine<'p> {
         ) != 0
     }
 
-    fn update_rt(&mut self, c: usize, running: bool) {
+    /// `update_rt_rq_load_avg()`; returns whether the signal decayed.
+    fn update_rt(&mut self, c: usize, running: bool) -> bool {
         let r = &mut self.rqs[c];
         let now = rq_clock_pelt(&r.clock);
-        update_rt_rq_load_avg(now, &mut r.rt, i32::from(running), self.tables);
+        update_rt_rq_load_avg(now, &mut r.rt, i32::from(running), self.tables) != 0
     }
 
     fn curr_is_rt(&self, c: usize) -> bool {

@@ -115,19 +115,22 @@ impl Engine<'_> {
         if self.now.saturating_sub(self.rqs[c].last_blocked_update) >= BLOCKED_UPDATE_NS {
             self.rqs[c].last_blocked_update = self.now;
             self.update_rq_clock(c);
-            self.update_load_avg(c, None, false);
-            self.update_rt(c, false);
-            // `__update_blocked_others()` decays the irq signal too.
+            // `__update_blocked_others()`: rt and irq; then `__update_blocked_fair()`.
+            let mut decayed = self.update_rt(c, false);
             let r = &mut self.rqs[c];
-            update_irq_load_avg(
+            decayed |= update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
                 0,
                 r.freq_scale,
                 r.capacity_orig,
                 self.tables,
-            );
+            ) != 0;
+            decayed |= self.update_load_avg(c, None, false);
             self.decay_groups(c);
+            if decayed {
+                self.cpufreq_update(c);
+            }
         }
     }
 
