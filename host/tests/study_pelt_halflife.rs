@@ -46,6 +46,22 @@ fn ramp_up_is_sooner_with_a_shorter_halflife_or_a_larger_multiplier() {
     assert_eq!(case("pixel6 ramp x1-max"), [48.0, 24.0, 12.0, 24.0, 12.0]);
 }
 
+#[test]
+fn faster_pelt_decays_sooner() {
+    // After 300 ms at util 1024 the task sleeps: PELT from >= 819 to < 205 takes
+    // y^k < 0.2 at k = 75 / 38 / 19 periods of 1.048576 ms (hl32 / hl16 / hl8; the
+    // multiplier runs the hl32 periods 2× / 4× faster), seen at the next 1 ms step.
+    let r = result();
+    let decay: Vec<f64> = [BASE, "pelt-hl16", "pelt-hl8", "pelt-mult2", "pelt-mult4"]
+        .iter()
+        .map(|p| {
+            let m = r.metrics("pixel6 ramp x1-max", p).unwrap();
+            m.util_decay_ms["busy-0"].unwrap()
+        })
+        .collect();
+    assert_eq!(decay, [78.0, 39.0, 21.0, 39.0, 20.0]);
+}
+
 /// PELT theory for the `x1-max` case: `post_init_entity_util_avg()` starts the task at
 /// half the empty CPU's capacity (512), then util_avg = 1024 - 512 * y^n after n periods
 /// of 1024 × 1024 ns with y^halflife = 1/2, reached 819 when y^n = 205/512; the task first

@@ -23,6 +23,10 @@
 //! * `util_ramp_ms`: per task, time from its first enqueue until its `util_avg` first
 //!   reached 819 (80 % of 1024) at a PELT update (null: never); updates happen at
 //!   enqueue, dequeue, switch and tick, so the resolution is a tick at worst;
+//! * `util_decay_ms`: per task, at its first sleep with `util_avg` ≥ 819: the time PELT
+//!   takes to decay it below 205 (20 %) if the task and its CPU stayed idle (the kernel's
+//!   blocked-entity update in 1 ms steps; the multiplier's faster clock included; null:
+//!   never that high);
 //! * `frame_time_ms`: per task with a `timer` loop, each period's time from its
 //!   activation (the expiry it slept to, or the task start) to reaching the next timer
 //!   (frames, mean, max); a frame longer than the period is a deadline miss;
@@ -110,6 +114,8 @@ pub struct Metrics {
     pub cpu_capacity_end: BTreeMap<usize, u64>,
     /// {task: ms to reach util_avg 819, or null}.
     pub util_ramp_ms: BTreeMap<String, Option<f64>>,
+    /// {task: ms from ≥ 819 to < 205 while blocked, or null}.
+    pub util_decay_ms: BTreeMap<String, Option<f64>>,
     /// {task: frame times} for tasks with a timer loop.
     pub frame_time_ms: BTreeMap<String, FrameTime>,
     /// IO waits completed per second.
@@ -327,6 +333,7 @@ impl Recorder {
             irq_util_avg_end: BTreeMap::new(),
             cpu_capacity_end: BTreeMap::new(),
             util_ramp_ms: BTreeMap::new(),
+            util_decay_ms: BTreeMap::new(),
             frame_time_ms: BTreeMap::new(),
             iops: if now == 0 {
                 0.0
@@ -348,6 +355,7 @@ impl Metrics {
             let name = &t.spec.name;
             self.task_util_avg_end.insert(name.clone(), t.avg.util_avg);
             self.util_ramp_ms.insert(name.clone(), t.ramp_ns.map(ms));
+            self.util_decay_ms.insert(name.clone(), t.decay_ns.map(ms));
             let f = t.frames;
             if f.count > 0 {
                 let ft = FrameTime {

@@ -3,7 +3,7 @@
 //! vruntime) and where it is in its program, with the program walk (steps, phase and
 //! task loops, timers, phase attributes).
 
-use schedmath::pelt::SchedAvg;
+use schedmath::pelt::{__update_load_avg_blocked_se, PeltTables, SchedAvg};
 use schedmath::profile::UtilEstVersion;
 use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
 use schedmath::util_est::UtilEst;
@@ -113,10 +113,42 @@ pub struct Task {
     pub started_at: Option<u64>,
     /// Time from the first enqueue until `util_avg` first reached [`RAMP_UTIL`].
     pub ramp_ns: Option<u64>,
+    /// At its first sleep with `util_avg` ≥ [`RAMP_UTIL`]: how long PELT takes to decay it
+    /// below [`DECAY_UTIL`] (see [`util_decay_ns`]).
+    pub decay_ns: Option<u64>,
 }
 
 /// The utilization a ramp-up is measured to: 80 % of `SCHED_CAPACITY_SCALE`.
 pub const RAMP_UTIL: u64 = 819;
+/// The utilization a decay is measured to: 20 % of `SCHED_CAPACITY_SCALE`.
+pub const DECAY_UTIL: u64 = 205;
+/// Longest decay measured (beyond: none).
+const DECAY_LIMIT_NS: u64 = 10_000_000_000;
+
+/// Wall time for a blocked entity's `util_avg` to fall below [`DECAY_UTIL`] from `avg`
+/// (last updated at `now_pelt`), in 1 ms steps of a CPU that stays idle (its PELT clock
+/// then follows wall time, `1 << pelt_lshift` times faster under the multiplier),
+/// each step the kernel's `__update_load_avg_blocked_se()`. `None`: above 10 s.
+pub fn util_decay_ns(
+    avg: &SchedAvg,
+    now_pelt: u64,
+    load_weight: u64,
+    pelt_lshift: u8,
+    tables: &PeltTables,
+) -> Option<u64> {
+    const STEP: u64 = 1_000_000;
+    let mut sa = *avg;
+    let mut wall = 0;
+    while sa.util_avg >= DECAY_UTIL {
+        wall += STEP;
+        if wall > DECAY_LIMIT_NS {
+            return None;
+        }
+        let pelt = now_pelt.wrapping_add(wall << pelt_lshift);
+        __update_load_avg_blocked_se(pelt, &mut sa, load_weight, tables);
+    }
+    Some(wall)
+}
 
 /// Frame (timer period) completion times of one task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -184,6 +216,7 @@ impl Task {
             frames: FrameStats::default(),
             started_at: None,
             ramp_ns: None,
+            decay_ns: None,
             spec,
         }
     }
@@ -433,4 +466,43 @@ mod tests {
         let mut t = task(vec![zero], None);
         assert!(matches!(t.walk(0), (StepOutcome::Finished, 0)));
     }
+    #[test]
+    fn util_decay_follows_the_halflife_and_the_multiplier() {
+        use schedmath::math::scale_load;
+        use schedmath::pelt::{__update_load_avg_se, SchedEntityPelt};
+        // A task running for 1 s from t = 1 ms (util_avg 1024),
+        // then blocked: wall time until util_avg < 205.
+        let w = scale_load(1024);
+        let decay = |t: &PeltTables, lshift: u8| {
+            let mut sa = SchedAvg {
+                last_update_time: 1_000_000,
+                ..SchedAvg::default()
+            };
+            let se = SchedEntityPelt {
+                load_weight: w,
+                on_rq: true,
+                is_curr: true,
+                ..SchedEntityPelt::default()
+            };
+            let end = 1_001_000_000;
+            __update_load_avg_se(end, &mut sa, &se, t);
+            (sa.util_avg, util_decay_ns(&sa, end, w, lshift, t))
+        };
+        // From 1024 to < 205: y^k < 0.2 at k = 75 / 38 / 19 PELT periods (1.048576 ms
+        // each), seen at the next 1 ms step.
+        let got = [
+            decay(&PeltTables::HL32, 0),
+            decay(&PeltTables::HL16, 0),
+            decay(&PeltTables::HL8, 0),
+            decay(&PeltTables::HL32, 1),
+            decay(&PeltTables::HL32, 2),
+        ];
+        let ms = |m: u64| (1024, Some(m * 1_000_000));
+        // hl32, hl16, hl8; then hl32 with the clock twice and four times as fast.
+        assert_eq!(got, [ms(78), ms(39), ms(20), ms(39), ms(20)]);
+        // Already below: no time.
+        let low = SchedAvg::default();
+        assert_eq!(util_decay_ns(&low, 0, w, 0, &PeltTables::HL32), Some(0));
+    }
+
 }

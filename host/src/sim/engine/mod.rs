@@ -109,7 +109,9 @@ use super::placement::{
 };
 use super::program::{tasks_from_workload, SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
-use super::task::{allowed_cpus, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS};
+use super::task::{
+    allowed_cpus, util_decay_ns, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS,
+};
 use super::SimError;
 use crate::idle::NO_LATENCY_CONSTRAINT_NS;
 use crate::platform::Platform;

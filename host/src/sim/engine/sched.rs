@@ -79,6 +79,15 @@ impl Engine<'_> {
             util_est_update(&mut self.tasks[t].avg, sleep, &cpu);
             let has_curr = self.curr_is_fair(c);
             let decayed = self.update_load_avg(c, Some((t, true, is_curr)), has_curr);
+            if sleep && self.tasks[t].decay_ns.is_none() && self.tasks[t].avg.util_avg >= RAMP_UTIL
+            {
+                let task = &self.tasks[t];
+                let now = rq_clock_pelt(&self.rqs[c].clock);
+                let w = scale_load(task.weight);
+                let lshift = self.profile.pelt_lshift;
+                let d = util_decay_ns(&task.avg, now, w, lshift, self.tables);
+                self.tasks[t].decay_ns = d;
+            }
             self.walk_groups(c, t, -1);
             let idle = self.task_counts_idle(t);
             let (r, task) = (&mut self.rqs[c], &self.tasks[t]);
