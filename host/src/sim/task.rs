@@ -504,5 +504,4 @@ mod tests {
         let low = SchedAvg::default();
         assert_eq!(util_decay_ns(&low, 0, w, 0, &PeltTables::HL32), Some(0));
     }
-
 }
