@@ -42,11 +42,13 @@ enum Cmd {
     ///   --pattern timer:50ms --util 100 --compare teo-v6.10 teo-v6.12
     Idle(schedmath_host::idle::IdleArgs),
     /// Simulate a workload on a platform: overutilized time, residencies, frequencies,
-    /// idle states, wake-up latency, deadline misses, work and energy.
+    /// idle states, wake-up latency, deadline misses and frame times, ramp-up and decay
+    /// times, IO rate, work and energy.
     ///
     /// The workload is rt-app JSON or the compact periodic TOML form (see
-    /// fixtures/workloads/README.md); run/runtime/sleep/timer events are simulated, other
-    /// events are refused with the task and event named.
+    /// fixtures/workloads/README.md); every rt-app event is simulated with rt-app's
+    /// semantics, task groups included; a key or event rt-app does not know is refused
+    /// with the file, line and key named.
     ///
     /// Example: schedmath simulate --platform fixtures/platforms/m1pro-8c.toml
     ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --duration 2 --json
