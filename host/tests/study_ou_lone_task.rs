@@ -53,7 +53,7 @@ fn a_capacity_reduction_lets_the_lone_task_trigger_as_before() {
 fn functional_small_tasks_stay_little_and_ou_ratio_drops() {
     let r = result();
     let (base, patch) = ou(&r, "m1pro functional");
-    assert_eq!((base, patch), (99.0, 0.0));
+    assert_eq!((base, patch), (99.44, 0.0));
     // The busy task runs on a big CPU (2..=7) either way.
     // CPUs 0-1 are the 485-capacity E cores, 2-7 the P cores.
     let bigs = |m: &schedmath_host::sim::Metrics, t: &str| -> f64 {

@@ -18,6 +18,8 @@
 //! estimated = ["idle_state.*.power_uw"]  # optional: keys whose values are estimates
 //! eas = true                             # optional; default: every domain has an EM
 //! smt_siblings = [[0, 2], [1, 3]]        # optional: hardware threads sharing a core
+//! clusters = [[0, 1, 2, 3]]              # optional: CPUs sharing a cluster (the sched
+//!                                        # domains' MC level); default: one per domain
 //!
 //! [[idle_state]]                         # cpuidle states, shallow to deep
 //! name = "cpu-sleep"
@@ -110,6 +112,7 @@ struct FileSpec {
     eas: Option<bool>,
     #[serde(default)]
     smt_siblings: Vec<Vec<usize>>,
+    clusters: Option<Vec<Vec<usize>>>,
     #[serde(default)]
     idle_state: Vec<IdleStateSpec>,
     #[serde(default)]
@@ -237,6 +240,8 @@ pub struct Cpu {
     pub capacity_orig: u64,
     /// Other hardware threads of the same core.
     pub smt_siblings: Vec<usize>,
+    /// Index into [`Platform::clusters`].
+    pub cluster: usize,
 }
 
 /// A validated platform.
@@ -258,6 +263,9 @@ pub struct Platform {
     pub cpus: Vec<Cpu>,
     /// Frequency domains in file order.
     pub domains: Vec<FreqDomain>,
+    /// CPUs sharing a cluster (sorted, in file order; default: each frequency domain's
+    /// CPUs): the MC level of the simulator's sched domains.
+    pub clusters: Vec<Vec<usize>>,
     /// Every idle state the file declares.
     pub idle_states: Vec<IdleState>,
 }
@@ -507,12 +515,23 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
         }
     }
 
+    let clusters = build_clusters(&cx, spec.clusters, &domains, &spec.smt_siblings, nr_cpus)?;
+    let mut cluster_of = vec![0; nr_cpus];
+    for (k, cl) in clusters.iter().enumerate() {
+        for &c in cl {
+            if let Some(slot) = cluster_of.get_mut(c) {
+                *slot = k;
+            }
+        }
+    }
+
     let cpus = (0..nr_cpus)
         .map(|c| Cpu {
             id: c,
             domain: owner.get(&c).copied().unwrap_or(0),
             capacity_orig: capacity_of_cpu.get(c).copied().unwrap_or(0),
             smt_siblings: siblings.get(c).cloned().unwrap_or_default(),
+            cluster: cluster_of.get(c).copied().unwrap_or(0),
         })
         .collect();
     Ok(Platform {
@@ -524,8 +543,68 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
         eas,
         cpus,
         domains,
+        clusters,
         idle_states,
     })
+}
+
+/// The `clusters` key, validated: every CPU in exactly one non-empty cluster, and the
+/// hardware threads of a core in the same one (sched domains nest). Absent: one cluster
+/// per frequency domain.
+fn build_clusters(
+    cx: &Ctx<'_>,
+    spec: Option<Vec<Vec<usize>>>,
+    domains: &[FreqDomain],
+    smt: &[Vec<usize>],
+    nr_cpus: usize,
+) -> Result<Vec<Vec<usize>>, PlatformError> {
+    let Some(spec) = spec else {
+        return Ok(domains
+            .iter()
+            .map(|d| {
+                let mut c = d.cpus.clone();
+                c.sort_unstable();
+                c
+            })
+            .collect());
+    };
+    let mut owner = vec![None; nr_cpus];
+    for (k, cl) in spec.iter().enumerate() {
+        let key = format!("clusters[{k}]");
+        if cl.is_empty() {
+            return Err(cx.err(key, "a cluster needs at least one CPU"));
+        }
+        for &c in cl {
+            let Some(slot) = owner.get_mut(c) else {
+                return Err(cx.err(key, format!("CPU {c} does not exist (0..{nr_cpus})")));
+            };
+            if let Some(other) = slot.replace(k) {
+                return Err(cx.err(key, format!("CPU {c} is also in clusters[{other}]")));
+            }
+        }
+    }
+    if let Some(c) = owner.iter().position(Option::is_none) {
+        return Err(cx.err("clusters", format!("CPU {c} is in no cluster")));
+    }
+    for (g, group) in smt.iter().enumerate() {
+        let first = group.first().and_then(|&c| owner.get(c).copied().flatten());
+        if group
+            .iter()
+            .any(|&c| owner.get(c).copied().flatten() != first)
+        {
+            return Err(cx.err(
+                format!("smt_siblings[{g}]"),
+                "hardware threads of one core must share a cluster",
+            ));
+        }
+    }
+    Ok(spec
+        .into_iter()
+        .map(|mut c| {
+            c.sort_unstable();
+            c
+        })
+        .collect())
 }
 
 fn build_idle_states(

@@ -317,6 +317,34 @@ fn smt_siblings_are_checked_and_recorded() {
 }
 
 #[test]
+fn clusters_default_to_domains_and_are_checked() {
+    let p = load(GOOD).unwrap();
+    let by_domain: Vec<Vec<usize>> = p.domains.iter().map(|d| d.cpus.clone()).collect();
+    assert_eq!(p.clusters, by_domain);
+    let with = |extra: &str| GOOD.replace("name = \"tiny\"", &format!("name = \"tiny\"\n{extra}"));
+    let n = p.cpus.len();
+    let all: Vec<String> = (0..n).map(|c| c.to_string()).collect();
+    let p = load(&with(&format!("clusters = [[{}]]", all.join(", ")))).unwrap();
+    assert_eq!(p.clusters, vec![(0..n).collect::<Vec<_>>()]);
+    assert!(p.cpus.iter().all(|c| c.cluster == 0));
+    let e = err(&with("clusters = [[0]]"));
+    assert!(e.contains("clusters: CPU 1 is in no cluster"), "{e}");
+    let e = err(&with("clusters = [[0, 1], [1]]"));
+    assert!(
+        e.contains("clusters[1]: CPU 1 is also in clusters[0]"),
+        "{e}"
+    );
+    let e = err(&with(&format!(
+        "smt_siblings = [[0, 1]]\nclusters = [[0], [{}]]",
+        all[1..].join(", ")
+    )));
+    assert!(
+        e.contains("smt_siblings[0]: hardware threads of one core must share a cluster"),
+        "{e}"
+    );
+}
+
+#[test]
 fn missing_file_names_the_file() {
     let e = Platform::load(Path::new("/nonexistent/p.toml"))
         .unwrap_err()

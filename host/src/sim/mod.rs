@@ -5,7 +5,8 @@
 //! * [`program`]: what runs (task programs built from the workload model);
 //! * [`rq`]: per-CPU runqueue state and the class/pick model;
 //! * [`group`]: task groups (per-CPU group cfs_rq and entity, `calc_group_shares()`);
-//! * [`placement`]: wake-up CPU selection (EAS / idle-capacity search);
+//! * [`domains`]: the sched domains the fork path walks (SMT / MC / PKG);
+//! * [`placement`]: wake-up CPU selection (EAS / idle-capacity search / fork slow path);
 //! * [`governors`]: schedutil per frequency domain, cpuidle per CPU;
 //! * [`task`]: a task's kernel-side state and its program walk;
 //! * [`engine`]: the event loop and the kernel points it calls (`sched`, `wakeup`, `tick`);
@@ -15,6 +16,7 @@
 //! insertion number), ordered maps only, no clock, no random numbers. Each module's doc
 //! names its simplifications.
 
+pub mod domains;
 pub mod engine;
 pub mod governors;
 pub mod group;

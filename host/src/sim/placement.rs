@@ -12,27 +12,37 @@
 //!   capacity); on symmetric ones the first idle CPU from the previous one; else the
 //!   previous CPU. "Idle" is `available_idle_cpu() || sched_idle_cpu()` under every
 //!   profile: a CPU running only SCHED_IDLE work is as good as an idle one.
-//! * First activation (fork, `SD_BALANCE_FORK`): [`sched_balance_find_dst_group_cpu`],
-//!   the slow path. This is the one point where the `sched_idle_select` profiles differ
-//!   (VARIANTS.md §3): base returns the first CPU running only SCHED_IDLE work at once;
-//!   `sis-idle-first` drops that special case, so a truly idle CPU (shallowest idle state,
-//!   most recently idle on ties) wins and a SCHED_IDLE-only CPU competes only by its
-//!   `cpu_load()` with the busy ones.
+//! * First activation (fork, `SD_BALANCE_FORK`): [`sched_balance_find_dst_cpu`], the
+//!   slow path, walking the platform's sched domains ([`super::domains`]) from the top:
+//!   per level [`sched_balance_find_dst_group`] (group type from
+//!   [`update_sg_wakeup_stats`], then idle CPUs / utilization or load, with the local
+//!   group's imbalance margins) and [`sched_balance_find_dst_group_cpu`] in that group,
+//!   then down into the chosen CPU's next level. The group CPU scan is the one point where
+//!   the `sched_idle_select` profiles differ (VARIANTS.md §3): base returns the first CPU
+//!   running only SCHED_IDLE work at once; `sis-idle-first` drops that special case, so
+//!   a truly idle CPU (shallowest idle state, most recently idle on ties) wins and a
+//!   SCHED_IDLE-only CPU competes only by its `cpu_load()` with the busy ones. The scan
+//!   runs only in groups of more than one CPU (a single-CPU group is returned as is), and
+//!   the group step counts a SCHED_IDLE-only CPU as busy (`nr_running` > 0, not in
+//!   `idle_cpus`): on a platform whose only level has single-CPU groups (orion-o6) the
+//!   profiles place forks alike.
 //!
-//! Simplifications: no sync wake-ups, no wake_affine, no sched domains (all CPUs share one
-//! LLC, and the slow path is one `sched_balance_find_dst_group_cpu()` over every allowed
-//! CPU: no `sched_balance_find_dst_group()` step, which in the kernel picks the group with
-//! the most idle CPUs first and skips the CPU scan for single-CPU groups), the task's
-//! clamps are applied only on the destination CPU's estimate. Mainline since v7.0
+//! Simplifications: no sync wake-ups, no wake_affine, one LLC for the fast path; the fork
+//! walk's group capacities (`sgc->capacity`, `max_capacity`) are the current
+//! `capacity_of()` sums rather than the last load balance's, and no group is ever
+//! `group_imbalanced` (no affinity-driven balancing state); the task's clamps are
+//! applied only on the destination CPU's estimate. Mainline since v7.0
 //! (commit fd54d81c2c0e, "sched/fair: Skip SCHED_IDLE rq for SCHED_IDLE task") no longer
 //! takes a SCHED_IDLE-only CPU for a task that is itself SCHED_IDLE; the model keeps the
 //! earlier rule for every task.
 
+use super::domains::{SchedDomain, SchedDomains};
 use schedmath::capacity::{
     cpu_util, effective_cpu_util, get_actual_cpu_capacity, task_util_est, util_fits_cpu,
     CpuCapacity, CpuUtilRq, EffectiveUtilInput, TaskUtil,
 };
 use schedmath::energy::{em_cpu_energy, EmPerfDomain};
+use schedmath::math::{scale_load, scale_load_down, SCHED_CAPACITY_SCALE};
 use schedmath::profile::SchedIdleSelect;
 use schedmath::schedutil::sugov_effective_cpu_perf;
 
@@ -61,6 +71,8 @@ pub struct CpuView {
     pub idle_stamp: u64,
     /// `cpu_load()`: `rq->cfs.avg.load_avg`.
     pub load: u64,
+    /// `rq->nr_running` (every class).
+    pub nr_running: u32,
 }
 
 /// The task being placed.
@@ -276,22 +288,24 @@ fn search_idle_cpu(
     wrap_from(p.allowed, prev).find(|&c| idle(c))
 }
 
-/// `sched_balance_find_dst_group_cpu()` (was `find_idlest_group_cpu()`) over one group
-/// of every allowed CPU: base returns the first SCHED_IDLE-only CPU at once; otherwise
-/// the idle CPU in the shallowest idle state (the most recently idle among equals, and a
-/// CPU outside any cpuidle state only on a later idle stamp), else the least loaded CPU
-/// by `cpu_load()` (first on ties), else `this_cpu`.
+/// `sched_balance_find_dst_group_cpu()` (was `find_idlest_group_cpu()`) in `group`: a
+/// single-CPU group is returned as is; otherwise, over its allowed CPUs, base returns the
+/// first SCHED_IDLE-only CPU at once; then the idle CPU in the shallowest idle state (the
+/// most recently idle among equals, and a CPU outside any cpuidle state only on a later
+/// idle stamp), else the least loaded CPU by `cpu_load()` (first on ties), else
+/// `this_cpu`.
 ///
 /// Trap: `rq->idle_stamp` must be strictly later to replace a candidate, so of CPUs idle
 /// since the same instant in the same state the first in scan order wins.
 pub fn sched_balance_find_dst_group_cpu(
     cpus: &[CpuView],
+    group: &[usize],
     allowed: &[usize],
     this_cpu: usize,
     sel: SchedIdleSelect,
 ) -> usize {
-    if cpus.len() == 1 {
-        return 0;
+    if let [only] = group {
+        return *only;
     }
     // v6.x mainline returns a SCHED_IDLE-only CPU before looking at idle ones; the
     // sis-idle-first patch takes that line out of the slow path.
@@ -302,7 +316,7 @@ pub fn sched_balance_find_dst_group_cpu(
     let (mut min_load, mut least_loaded_cpu) = (u64::MAX, this_cpu);
     let (mut min_exit_latency, mut latest_idle_timestamp) = (u64::MAX, 0u64);
     let mut shallowest_idle_cpu: Option<usize> = None;
-    for &i in allowed {
+    for &i in group.iter().filter(|i| allowed.contains(i)) {
         let Some(v) = cpus.get(i) else { continue };
         if sched_idle_first && v.sched_idle {
             return i;
@@ -330,6 +344,269 @@ pub fn sched_balance_find_dst_group_cpu(
     shallowest_idle_cpu.unwrap_or(least_loaded_cpu)
 }
 
+/// `enum group_type`, least to most busy (the order the comparisons use). The wake-up
+/// path only produces `HasSpare`, `FullyBusy`, `MisfitTask` and `Overloaded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupType {
+    /// Spare capacity: more idle CPUs or utilization can take more.
+    HasSpare,
+    /// No spare capacity, but no task waits.
+    FullyBusy,
+    /// The task fits none of the group's CPUs (asymmetric capacities).
+    MisfitTask,
+    /// Load balancing's SMT balance (never in the wake-up path).
+    SmtBalance,
+    /// Load balancing's asym packing (never in the wake-up path).
+    AsymPacking,
+    /// Load balancing's affinity imbalance (never in the wake-up path).
+    Imbalanced,
+    /// More tasks than CPUs and not enough capacity.
+    Overloaded,
+}
+
+/// `struct sg_lb_stats` as `update_sg_wakeup_stats()` fills it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SgWakeupStats {
+    /// Σ `cpu_load_without()`.
+    pub group_load: u64,
+    /// Σ `cpu_util_without()`.
+    pub group_util: u64,
+    /// Σ `cpu_runnable_without()`.
+    pub group_runnable: u64,
+    /// Σ `rq->nr_running` (every class).
+    pub sum_nr_running: u32,
+    /// CPUs with nothing runnable.
+    pub idle_cpus: u32,
+    /// `sgc->capacity`: Σ `capacity_of()`.
+    pub group_capacity: u64,
+    /// `sgc->max_capacity`: max `capacity_of()`.
+    pub max_capacity: u64,
+    /// `group_weight`.
+    pub group_weight: u32,
+    /// 1 when the task fits no CPU of the group (asymmetric domains only).
+    pub group_misfit_task_load: u64,
+    /// `group_classify()`.
+    pub group_type: GroupType,
+    /// `group_load * SCHED_CAPACITY_SCALE / group_capacity`, for fully busy and
+    /// overloaded groups only (0 otherwise).
+    pub avg_load: u64,
+}
+
+/// `group_is_overloaded()`: more tasks than CPUs and utilization or runnable beyond the
+/// capacity by `imbalance_pct`.
+fn group_is_overloaded(imbalance_pct: u64, sgs: &SgWakeupStats) -> bool {
+    if sgs.sum_nr_running <= sgs.group_weight {
+        return false;
+    }
+    sgs.group_capacity.wrapping_mul(100) < sgs.group_util.wrapping_mul(imbalance_pct)
+        || sgs.group_capacity.wrapping_mul(imbalance_pct) < sgs.group_runnable.wrapping_mul(100)
+}
+
+/// `group_has_capacity()`: fewer tasks than CPUs, or runnable and utilization below the
+/// capacity by `imbalance_pct`.
+fn group_has_capacity(imbalance_pct: u64, sgs: &SgWakeupStats) -> bool {
+    if sgs.sum_nr_running < sgs.group_weight {
+        return true;
+    }
+    if sgs.group_capacity.wrapping_mul(imbalance_pct) < sgs.group_runnable.wrapping_mul(100) {
+        return false;
+    }
+    sgs.group_capacity.wrapping_mul(100) > sgs.group_util.wrapping_mul(imbalance_pct)
+}
+
+/// `group_classify()` as the wake-up path sees it: overloaded, else misfit, else fully
+/// busy, else has spare (`sg_imbalanced()`, asym packing and SMT balance are load
+/// balancing's and always clear here).
+pub fn group_classify(imbalance_pct: u32, sgs: &SgWakeupStats) -> GroupType {
+    let pct = u64::from(imbalance_pct);
+    if group_is_overloaded(pct, sgs) {
+        GroupType::Overloaded
+    } else if sgs.group_misfit_task_load != 0 {
+        GroupType::MisfitTask
+    } else if !group_has_capacity(pct, sgs) {
+        GroupType::FullyBusy
+    } else {
+        GroupType::HasSpare
+    }
+}
+
+/// `update_sg_wakeup_stats()` for a task not yet on any runqueue (fork: the `_without`
+/// helpers leave every CPU as is): sums over every CPU of `group`, allowed or not, and
+/// on an asymmetric domain marks the group misfit unless the task fits one of its CPUs
+/// (`task_fits_cpu()`).
+pub fn update_sg_wakeup_stats(
+    cpus: &[CpuView],
+    sd: &SchedDomain,
+    group: &[usize],
+    p: &TaskView,
+    uclamp_used: bool,
+) -> SgWakeupStats {
+    let mut sgs = SgWakeupStats {
+        group_load: 0,
+        group_util: 0,
+        group_runnable: 0,
+        sum_nr_running: 0,
+        idle_cpus: 0,
+        group_capacity: 0,
+        max_capacity: 0,
+        group_weight: u32::try_from(group.len()).unwrap_or(u32::MAX),
+        group_misfit_task_load: u64::from(sd.asym_cpucapacity),
+        group_type: GroupType::HasSpare,
+        avg_load: 0,
+    };
+    let util = p.util_est();
+    for &i in group {
+        let Some(v) = cpus.get(i) else { continue };
+        sgs.group_load = sgs.group_load.wrapping_add(v.load);
+        sgs.group_util = sgs
+            .group_util
+            .wrapping_add(cpu_util(&v.util, None, -1, false));
+        sgs.group_runnable = sgs.group_runnable.wrapping_add(v.util.cfs.runnable_avg);
+        sgs.sum_nr_running = sgs.sum_nr_running.wrapping_add(v.nr_running);
+        if v.nr_running == 0 {
+            sgs.idle_cpus += 1;
+        }
+        if sd.asym_cpucapacity
+            && sgs.group_misfit_task_load != 0
+            && util_fits_cpu(util, p.uclamp_min, p.uclamp_max, uclamp_used, &v.capacity) > 0
+        {
+            sgs.group_misfit_task_load = 0;
+        }
+        sgs.group_capacity = sgs.group_capacity.wrapping_add(v.capacity.cpu_capacity);
+        sgs.max_capacity = sgs.max_capacity.max(v.capacity.cpu_capacity);
+    }
+    sgs.group_type = group_classify(sd.imbalance_pct, &sgs);
+    if matches!(sgs.group_type, GroupType::FullyBusy | GroupType::Overloaded) {
+        // A zero capacity cannot happen (capacity_of() is at least 1).
+        sgs.avg_load = (sgs.group_load.wrapping_mul(SCHED_CAPACITY_SCALE))
+            .checked_div(sgs.group_capacity)
+            .unwrap_or(u64::MAX);
+    }
+    sgs
+}
+
+/// `update_pick_idlest()`: does `sgs` beat the idlest group so far? A lower group type
+/// wins; on equal types the lower `avg_load` (busy, overloaded), the higher max capacity
+/// (misfit), or more idle CPUs then the lower `group_util` (has spare). Ties keep the
+/// earlier group.
+pub fn update_pick_idlest(idlest: &SgWakeupStats, sgs: &SgWakeupStats) -> bool {
+    if sgs.group_type != idlest.group_type {
+        return sgs.group_type < idlest.group_type;
+    }
+    match sgs.group_type {
+        GroupType::Overloaded | GroupType::FullyBusy => idlest.avg_load > sgs.avg_load,
+        GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => false,
+        GroupType::MisfitTask => idlest.max_capacity < sgs.max_capacity,
+        GroupType::HasSpare => {
+            idlest.idle_cpus < sgs.idle_cpus
+                || (idlest.idle_cpus == sgs.idle_cpus && idlest.group_util > sgs.group_util)
+        }
+    }
+}
+
+/// `sched_balance_find_dst_group()` (was `find_idlest_group()`): the idlest non-local
+/// group of `sd` with an allowed CPU, or `None` to stay in the local group (the one
+/// holding `this_cpu`) — when it is of a lower type, or of the same type and: not busier
+/// than the idlest by the imbalance margin (busy/overloaded: `avg_load` within
+/// `NICE_0_LOAD * (imbalance_pct - 100) / 100` or within `imbalance_pct` percent), of at
+/// least the same max capacity (misfit), or with at least as many idle CPUs (has spare).
+pub fn sched_balance_find_dst_group<'a>(
+    cpus: &[CpuView],
+    sd: &'a SchedDomain,
+    p: &TaskView,
+    this_cpu: usize,
+    uclamp_used: bool,
+) -> Option<&'a [usize]> {
+    let mut idlest: Option<&[usize]> = None;
+    let mut idlest_sgs = SgWakeupStats {
+        group_load: 0,
+        group_util: 0,
+        group_runnable: 0,
+        sum_nr_running: 0,
+        idle_cpus: 0,
+        group_capacity: 0,
+        max_capacity: 0,
+        group_weight: 0,
+        group_misfit_task_load: 0,
+        group_type: GroupType::Overloaded,
+        avg_load: u64::from(u32::MAX),
+    };
+    let mut local_sgs = None;
+    for group in &sd.groups {
+        if !group.iter().any(|c| p.allowed.contains(c)) {
+            continue;
+        }
+        let sgs = update_sg_wakeup_stats(cpus, sd, group, p, uclamp_used);
+        if group.contains(&this_cpu) {
+            local_sgs = Some(sgs);
+        } else if update_pick_idlest(&idlest_sgs, &sgs) {
+            idlest = Some(group);
+            idlest_sgs = sgs;
+        }
+    }
+    let idlest = idlest?;
+    let Some(local) = local_sgs else {
+        return Some(idlest);
+    };
+    if local.group_type != idlest_sgs.group_type {
+        return (local.group_type > idlest_sgs.group_type).then_some(idlest);
+    }
+    let stay = match local.group_type {
+        GroupType::Overloaded | GroupType::FullyBusy => {
+            let pct = u64::from(sd.imbalance_pct);
+            // scale_load_down(NICE_0_LOAD) * (imbalance_pct - 100) / 100
+            let nice_0 = scale_load_down(scale_load(1024));
+            let imbalance = nice_0.wrapping_mul(pct.wrapping_sub(100)) / 100;
+            idlest_sgs.avg_load >= local.avg_load.wrapping_add(imbalance)
+                || local.avg_load.wrapping_mul(100) <= pct.wrapping_mul(idlest_sgs.avg_load)
+        }
+        GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => true,
+        GroupType::MisfitTask => local.max_capacity >= idlest_sgs.max_capacity,
+        GroupType::HasSpare => local.idle_cpus >= idlest_sgs.idle_cpus,
+    };
+    (!stay).then_some(idlest)
+}
+
+/// `sched_balance_find_dst_cpu()` (was `find_idlest_cpu()`) for fork balancing: from
+/// `this_cpu`'s top domain down, pick the idlest group and its idlest CPU; when that CPU
+/// is another one, continue in its domain just below the level searched, else in the
+/// level below on the same CPU. Every level has `SD_BALANCE_FORK`.
+pub fn sched_balance_find_dst_cpu(
+    cpus: &[CpuView],
+    domains: &SchedDomains,
+    p: &TaskView,
+    this_cpu: usize,
+    sel: SchedIdleSelect,
+    uclamp_used: bool,
+) -> usize {
+    let mut cpu = this_cpu;
+    let mut new_cpu = cpu;
+    let mut level = domains.of_cpu(cpu).len().checked_sub(1);
+    while let Some(l) = level {
+        let Some(sd) = domains.of_cpu(cpu).get(l) else {
+            break;
+        };
+        let Some(group) = sched_balance_find_dst_group(cpus, sd, p, cpu, uclamp_used) else {
+            level = l.checked_sub(1);
+            continue;
+        };
+        new_cpu = sched_balance_find_dst_group_cpu(cpus, group, p.allowed, cpu, sel);
+        if new_cpu == cpu {
+            level = l.checked_sub(1);
+            continue;
+        }
+        cpu = new_cpu;
+        let weight = sd.span.len();
+        level = domains
+            .of_cpu(cpu)
+            .iter()
+            .take_while(|d| d.span.len() < weight)
+            .count()
+            .checked_sub(1);
+    }
+    new_cpu
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +629,7 @@ mod tests {
             exit_latency: None,
             idle_stamp: 0,
             load,
+            nr_running: u32::from(!idle),
         }
     }
 
@@ -401,16 +679,25 @@ mod tests {
             idle_in(1, 5),
         ];
         let all = [0, 1, 2];
-        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &all, 0, BASE), 1);
-        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &all, 0, PATCH), 2);
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&cpus, &all, &all, 0, BASE),
+            1
+        );
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&cpus, &all, &all, 0, PATCH),
+            2
+        );
         // No idle CPU: the patch takes the least loaded, the SCHED_IDLE one by its load.
         let no_idle = [cpus[0], view(false, false, 700), cpus[1]];
         assert_eq!(
-            sched_balance_find_dst_group_cpu(&no_idle, &all, 0, PATCH),
+            sched_balance_find_dst_group_cpu(&no_idle, &all, &all, 0, PATCH),
             2
         );
         // Only allowed CPUs count.
-        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &[0, 2], 0, BASE), 2);
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&cpus, &all, &[0, 2], 0, BASE),
+            2
+        );
     }
 
     #[test]
@@ -423,17 +710,20 @@ mod tests {
             idle_in(1, 30),
         ];
         let all = [0, 1, 2, 3];
-        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &all, 0, PATCH), 2);
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&cpus, &all, &all, 0, PATCH),
+            2
+        );
         // Same state and same stamp: the first in scan order stays (strictly later only).
         assert_eq!(
-            sched_balance_find_dst_group_cpu(&cpus, &[3, 2], 0, PATCH),
+            sched_balance_find_dst_group_cpu(&cpus, &[3, 2], &[2, 3], 0, PATCH),
             3
         );
         // Idle CPUs win over any busy one however light; the busy one is never counted
         // once an idle CPU was seen.
         let mixed = [view(false, false, 1), idle_in(200, 1)];
         assert_eq!(
-            sched_balance_find_dst_group_cpu(&mixed, &[0, 1], 0, BASE),
+            sched_balance_find_dst_group_cpu(&mixed, &[0, 1], &[0, 1], 0, BASE),
             1
         );
     }
@@ -443,7 +733,10 @@ mod tests {
         // Outside any cpuidle state (no exit latency), a zero stamp never beats the start
         // value: nothing is "shallowest" and the least loaded (none busy) is this_cpu.
         let cpus = [view(true, false, 0), view(true, false, 0)];
-        assert_eq!(sched_balance_find_dst_group_cpu(&cpus, &[0, 1], 1, BASE), 1);
+        assert_eq!(
+            sched_balance_find_dst_group_cpu(&cpus, &[0, 1], &[0, 1], 1, BASE),
+            1
+        );
         let stamped = [
             view(true, false, 0),
             CpuView {
@@ -452,8 +745,255 @@ mod tests {
             },
         ];
         assert_eq!(
-            sched_balance_find_dst_group_cpu(&stamped, &[0, 1], 0, BASE),
+            sched_balance_find_dst_group_cpu(&stamped, &[0, 1], &[0, 1], 0, BASE),
             1
+        );
+    }
+
+    fn sgs(weight: u32, nr: u32, cap: u64, util: u64, runnable: u64) -> SgWakeupStats {
+        SgWakeupStats {
+            group_load: 0,
+            group_util: util,
+            group_runnable: runnable,
+            sum_nr_running: nr,
+            idle_cpus: 0,
+            group_capacity: cap,
+            max_capacity: 1024,
+            group_weight: weight,
+            group_misfit_task_load: 0,
+            group_type: GroupType::HasSpare,
+            avg_load: 0,
+        }
+    }
+
+    #[test]
+    fn group_classify_thresholds() {
+        // Fewer tasks than CPUs: spare, whatever the utilization.
+        assert_eq!(
+            group_classify(117, &sgs(2, 1, 2048, 4000, 4000)),
+            GroupType::HasSpare
+        );
+        // As many tasks as CPUs: 2048 * 100 > 1700 * 117 = 198900 → spare; 1800 → busy.
+        assert_eq!(
+            group_classify(117, &sgs(2, 2, 2048, 1700, 0)),
+            GroupType::HasSpare
+        );
+        assert_eq!(
+            group_classify(117, &sgs(2, 2, 2048, 1800, 0)),
+            GroupType::FullyBusy
+        );
+        // Runnable beyond capacity by the margin: 2048 * 117 = 239616 < 2400 * 100.
+        assert_eq!(
+            group_classify(117, &sgs(2, 2, 2048, 0, 2400)),
+            GroupType::FullyBusy
+        );
+        // More tasks than CPUs: overloaded only past the margin (1800 * 117 > 204800) ...
+        assert_eq!(
+            group_classify(117, &sgs(2, 3, 2048, 1800, 0)),
+            GroupType::Overloaded
+        );
+        // ... but with 110 (SMT) 1800 * 110 = 198000 < 204800 and the group has spare.
+        assert_eq!(
+            group_classify(110, &sgs(2, 3, 2048, 1800, 0)),
+            GroupType::HasSpare
+        );
+    }
+
+    #[test]
+    fn group_classify_overloaded_before_misfit() {
+        let misfit = SgWakeupStats {
+            group_misfit_task_load: 1,
+            ..sgs(2, 1, 2048, 0, 0)
+        };
+        assert_eq!(group_classify(117, &misfit), GroupType::MisfitTask);
+        let both = SgWakeupStats {
+            group_misfit_task_load: 1,
+            ..sgs(2, 3, 2048, 1800, 0)
+        };
+        assert_eq!(group_classify(117, &both), GroupType::Overloaded);
+    }
+
+    #[test]
+    fn pick_idlest_ties_keep_the_earlier_group() {
+        let a = SgWakeupStats {
+            idle_cpus: 1,
+            group_util: 300,
+            ..sgs(2, 1, 2048, 300, 0)
+        };
+        // More idle CPUs wins, then lower util; equal util keeps the current one.
+        assert!(update_pick_idlest(&a, &SgWakeupStats { idle_cpus: 2, ..a }));
+        assert!(update_pick_idlest(
+            &a,
+            &SgWakeupStats {
+                group_util: 299,
+                ..a
+            }
+        ));
+        assert!(!update_pick_idlest(&a, &a));
+        // A lower type wins whatever its numbers.
+        let busy = SgWakeupStats {
+            group_type: GroupType::FullyBusy,
+            avg_load: 10,
+            ..a
+        };
+        assert!(update_pick_idlest(
+            &busy,
+            &SgWakeupStats { idle_cpus: 0, ..a }
+        ));
+        // Busy groups: strictly lower avg_load.
+        assert!(!update_pick_idlest(&busy, &busy));
+        assert!(update_pick_idlest(
+            &busy,
+            &SgWakeupStats {
+                avg_load: 9,
+                ..busy
+            }
+        ));
+    }
+
+    /// Two clusters {0,1} and {2,3} under a PKG domain of CPU 0, single CPUs below.
+    fn two_clusters() -> SchedDomains {
+        let dom = |name, span: Vec<usize>, groups: Vec<Vec<usize>>| SchedDomain {
+            name,
+            span,
+            groups,
+            imbalance_pct: 117,
+            asym_cpucapacity: false,
+        };
+        let mc = |c: usize, o: usize| dom("MC", vec![c.min(o), c.max(o)], vec![vec![c], vec![o]]);
+        let pkg =
+            |own: Vec<usize>, other: Vec<usize>| dom("PKG", vec![0, 1, 2, 3], vec![own, other]);
+        SchedDomains {
+            per_cpu: vec![
+                vec![mc(0, 1), pkg(vec![0, 1], vec![2, 3])],
+                vec![mc(1, 0), pkg(vec![0, 1], vec![2, 3])],
+                vec![mc(2, 3), pkg(vec![2, 3], vec![0, 1])],
+                vec![mc(3, 2), pkg(vec![2, 3], vec![0, 1])],
+            ],
+        }
+    }
+
+    fn busy(util: u64, load: u64) -> CpuView {
+        let mut v = view(false, false, load);
+        v.util.cfs.util_avg = util;
+        v.util.capacity_orig = 1024;
+        v
+    }
+
+    #[test]
+    fn find_dst_group_local_rules() {
+        let d = two_clusters();
+        let allowed = [0, 1, 2, 3];
+        let p = TaskView {
+            util: TaskUtil::default(),
+            uclamp_min: 0,
+            uclamp_max: 1024,
+            allowed: &allowed,
+        };
+        let pkg = &d.per_cpu[0][1];
+        // One idle CPU on each side: the local group stays (idle_cpus not fewer).
+        let cpus = [
+            busy(500, 500),
+            view(true, false, 0),
+            busy(100, 100),
+            view(true, false, 0),
+        ];
+        assert_eq!(sched_balance_find_dst_group(&cpus, pkg, &p, 0, false), None);
+        // Remote has two idle CPUs: go there.
+        let cpus = [
+            busy(500, 500),
+            view(true, false, 0),
+            view(true, false, 0),
+            view(true, false, 0),
+        ];
+        assert_eq!(
+            sched_balance_find_dst_group(&cpus, pkg, &p, 0, false),
+            Some(&[2usize, 3][..])
+        );
+        // Both fully busy: avg_load = load * 1024 / 2048; imbalance 1024 * 17 / 100 = 174.
+        // Local 2000 (avg 1000), remote 1652 (avg 826): 826 < 1174 and 100000 > 117 * 826.
+        let fb = |l0, l1| [busy(1000, l0), busy(1000, l1)];
+        let [a, b] = fb(1000, 1000);
+        let [c, e] = fb(826, 826);
+        let cpus = [a, b, c, e];
+        assert_eq!(
+            sched_balance_find_dst_group(&cpus, pkg, &p, 0, false),
+            Some(&[2usize, 3][..])
+        );
+        // Remote avg 855: 100000 <= 117 * 855 = 100035, within the margin: stay.
+        let [c, e] = fb(855, 855);
+        let cpus = [a, b, c, e];
+        assert_eq!(sched_balance_find_dst_group(&cpus, pkg, &p, 0, false), None);
+        // Local group not allowed: the idlest remote group, whatever the local one is.
+        let only_remote = TaskView {
+            allowed: &[2, 3],
+            ..p
+        };
+        assert_eq!(
+            sched_balance_find_dst_group(&cpus, pkg, &only_remote, 0, false),
+            Some(&[2usize, 3][..])
+        );
+    }
+
+    #[test]
+    fn fork_walk_counts_sched_idle_cpus_as_busy_at_group_level() {
+        // CPU 0 busy, CPU 1 only SCHED_IDLE, CPU 2 busy, CPU 3 idle. The PKG step sees
+        // idle_cpus 0 locally and 1 remotely, so both profiles go to {2,3} and take CPU 3;
+        // the SCHED_IDLE shortcut never sees CPU 1.
+        let d = two_clusters();
+        let allowed = [0, 1, 2, 3];
+        let p = TaskView {
+            util: TaskUtil::default(),
+            uclamp_min: 0,
+            uclamp_max: 1024,
+            allowed: &allowed,
+        };
+        let cpus = [
+            busy(1024, 1024),
+            view(false, true, 3),
+            busy(1024, 1024),
+            idle_in(1, 5),
+        ];
+        for sel in [BASE, PATCH] {
+            assert_eq!(sched_balance_find_dst_cpu(&cpus, &d, &p, 0, sel, false), 3);
+        }
+        // With CPU 3 busy too, {2,3} is fully busy (2048 * 100 <= 2048 * 117) and the local
+        // {0,1} has spare (util 1027): stay. CPU 0's MC step: CPU 0 alone is fully busy,
+        // CPU 1 (util 3) has spare: CPU 1, a single-CPU group, under both profiles.
+        let mut cpus2 = cpus;
+        cpus2[3] = busy(1024, 1024);
+        cpus2[1].util.cfs.util_avg = 3;
+        cpus2[1].util.capacity_orig = 1024;
+        for sel in [BASE, PATCH] {
+            assert_eq!(sched_balance_find_dst_cpu(&cpus2, &d, &p, 0, sel, false), 1);
+        }
+    }
+
+    #[test]
+    fn fork_walk_profile_switch_inside_a_multi_cpu_group() {
+        // One domain {0,1,2} whose only groups are CPU 0 and the pair {1,2}: in the pair,
+        // base takes SCHED_IDLE-only CPU 1, the patch the truly idle CPU 2.
+        let d = SchedDomains {
+            per_cpu: vec![vec![SchedDomain {
+                name: "MC",
+                span: vec![0, 1, 2],
+                groups: vec![vec![0], vec![1, 2]],
+                imbalance_pct: 117,
+                asym_cpucapacity: false,
+            }]],
+        };
+        let allowed = [0, 1, 2];
+        let p = TaskView {
+            util: TaskUtil::default(),
+            uclamp_min: 0,
+            uclamp_max: 1024,
+            allowed: &allowed,
+        };
+        let cpus = [busy(1024, 1024), view(false, true, 3), idle_in(1, 5)];
+        assert_eq!(sched_balance_find_dst_cpu(&cpus, &d, &p, 0, BASE, false), 1);
+        assert_eq!(
+            sched_balance_find_dst_cpu(&cpus, &d, &p, 0, PATCH, false),
+            2
         );
     }
 

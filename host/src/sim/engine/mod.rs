@@ -100,12 +100,13 @@ use schedmath::util_est::{
 };
 use schedmath::Profile;
 
+use super::domains::SchedDomains;
 use super::governors::{CpuIdle, FreqDomainState};
 use super::group::{GroupRq, TaskGroups};
 use super::metrics::{Metrics, Recorder};
 use super::placement::{
-    find_energy_efficient_cpu, sched_balance_find_dst_group_cpu, select_idle_cpu, CpuView,
-    PerfDomain, TaskView,
+    find_energy_efficient_cpu, sched_balance_find_dst_cpu, select_idle_cpu, CpuView, PerfDomain,
+    TaskView,
 };
 use super::program::{tasks_from_workload, SchedPolicy, SimTask};
 use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
@@ -188,6 +189,7 @@ pub struct Engine<'p> {
     keys: EasKeys,
     ucfg: UclampConfig,
     asym: bool,
+    sd: SchedDomains,
     rd: RootDomain,
     rec: Recorder,
     sync: sync::SyncState,
@@ -359,6 +361,7 @@ impl<'p> Engine<'p> {
             keys,
             ucfg,
             asym,
+            sd: SchedDomains::of(platform),
             rd: RootDomain::default(),
             rec,
             sync: sync::SyncState::new(specs),

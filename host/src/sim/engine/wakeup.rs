@@ -8,11 +8,18 @@ impl Engine<'_> {
     pub(super) fn select_cpu(&mut self, t: usize) -> usize {
         let views = self.cpu_views();
         let allowed = self.tasks[t].allowed.clone();
+        let uclamp_used = self.keys.uclamp_is_used;
         if self.tasks[t].state == TState::New {
             // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not.
+            let p = TaskView {
+                util: self.task_util(t),
+                uclamp_min: self.task_clamp(t, UclampId::Min),
+                uclamp_max: self.task_clamp(t, UclampId::Max),
+                allowed: &allowed,
+            };
             let sel = self.profile.sched_idle_select;
             let this_cpu = self.tasks[t].cpu;
-            return sched_balance_find_dst_group_cpu(&views, &allowed, this_cpu, sel);
+            return sched_balance_find_dst_cpu(&views, &self.sd, &p, this_cpu, sel, uclamp_used);
         }
         let prev = self.tasks[t].cpu;
         // sync_entity_load_avg(): decay the sleeping task to its old cfs_rq's clock.
@@ -34,7 +41,6 @@ impl Engine<'_> {
             uclamp_max: self.task_clamp(t, UclampId::Max),
             allowed: &allowed,
         };
-        let uclamp_used = self.keys.uclamp_is_used;
         if !self.tasks[t].is_fair() {
             return select_idle_cpu(&views, &p, prev, false, uclamp_used);
         }
@@ -71,6 +77,7 @@ impl Engine<'_> {
                     },
                     idle_stamp: r.idle_stamp,
                     load: r.cfs.load_avg,
+                    nr_running: r.nr_running(),
                 }
             })
             .collect()
