@@ -208,6 +208,12 @@ pub const MAX_INSTANCES: u32 = 65_536;
 /// `cpu.shares` of a group the file does not configure (kernel `ROOT_TASK_GROUP_LOAD`).
 pub const DEFAULT_SHARES: u32 = 1024;
 
+/// The thread names of task object `name` with `n` instances: `name-0`, `name-1`, ...
+/// (one naming for rt-app files, the periodic form and study sweeps).
+pub fn instance_names(name: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{name}-{i}")).collect()
+}
+
 /// One task object: `instances` identical threads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskSpec {
@@ -443,7 +449,7 @@ impl Workload {
     /// `None` when the workload has no such task.
     pub fn set_instances(&mut self, task: &str, n: usize) -> Option<()> {
         let t = self.tasks.iter_mut().find(|t| t.name == task)?;
-        t.instances = (0..n).map(|i| format!("{task}-{i}")).collect();
+        t.instances = instance_names(task, n);
         Some(())
     }
 

@@ -33,8 +33,8 @@ use serde::Deserialize;
 use super::error::WorkloadError;
 use super::json::{loc_of_offset, Loc};
 use super::model::{
-    Affinity, Event, EventSpec, Format, Global, Loops, Phase, Policy, Sched, TaskSpec, TimerMode,
-    Uclamp, Workload, MAX_INSTANCES,
+    instance_names, Affinity, Event, EventSpec, Format, Global, Loops, Phase, Policy, Sched,
+    TaskSpec, TimerMode, Uclamp, Workload, MAX_INSTANCES,
 };
 
 /// A value and the byte range it came from, for line numbers in errors.
@@ -238,7 +238,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
         tasks.push(TaskSpec {
             name: name.clone(),
             at: task_at,
-            instances: (0..count).map(|k| format!("{name}-{k}")).collect(),
+            instances: instance_names(&name, count as usize),
             sched: Sched {
                 policy,
                 priority: nice,

@@ -35,8 +35,9 @@ use std::collections::BTreeMap;
 use super::error::WorkloadError;
 use super::json::{self, Loc, Member, Node, Value};
 use super::model::{
-    Affinity, Event, EventSpec, Format, Global, IgnoredKey, IrqShare, Loops, Phase, Policy, Sched,
-    TaskGroup, TaskSpec, TimerMode, Uclamp, Workload, DEFAULT_SHARES, IRQ_PCT_RANGE, MAX_INSTANCES,
+    instance_names, Affinity, Event, EventSpec, Format, Global, IgnoredKey, IrqShare, Loops, Phase,
+    Policy, Sched, TaskGroup, TaskSpec, TimerMode, Uclamp, Workload, DEFAULT_SHARES, IRQ_PCT_RANGE,
+    MAX_INSTANCES,
 };
 
 /// rt-app's default rt priority (`DEFAULT_THREAD_PRIORITY`).
@@ -793,7 +794,7 @@ impl Ctx<'_> {
         Ok(TaskSpec {
             name: m.key.clone(),
             at: m.at,
-            instances: (0..instances).map(|i| format!("{}-{i}", m.key)).collect(),
+            instances: instance_names(&m.key, instances as usize),
             sched,
             cpus,
             uclamp,
