@@ -238,7 +238,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
         tasks.push(TaskSpec {
             name: name.clone(),
             at: task_at,
-            instances: instance_names(&name, count as usize),
+            instances: instance_names(name, count as usize),
             sched: Sched {
                 policy,
                 priority: nice,
