@@ -80,7 +80,10 @@ struct Core {
 
 fn module_of(src_dir: &Path, file: &Path) -> ModPath {
     let rel = file.strip_prefix(src_dir).unwrap();
-    let mut segs: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+    let mut segs: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
     let last = segs.pop().unwrap();
     let stem = last.trim_end_matches(".rs");
     if stem != "mod" && stem != "lib" {
@@ -109,7 +112,11 @@ fn scan_core(src_dir: &Path) -> Core {
         let code = strip(&text);
         let toks = tokens(&code);
         let file_mod = module_of(src_dir, f);
-        let rel = f.strip_prefix(src_dir.parent().unwrap()).unwrap().display().to_string();
+        let rel = f
+            .strip_prefix(src_dir.parent().unwrap())
+            .unwrap()
+            .display()
+            .to_string();
         core.modules.insert(file_mod.clone());
         let file_words = words(&code);
         // (scope, index of the token closing it)
@@ -147,7 +154,11 @@ fn scan_core(src_dir: &Path) -> Core {
                     while e < toks.len() && toks[e].1 != "{" && toks[e].1 != ";" {
                         e += 1;
                     }
-                    let end = if e < toks.len() && toks[e].1 == "{" { matching(&toks, e) } else { e };
+                    let end = if e < toks.len() && toks[e].1 == "{" {
+                        matching(&toks, e)
+                    } else {
+                        e
+                    };
                     if toks.get(j).map(|t| t.1) == Some("mod") {
                         let name = toks[j + 1].1.to_string();
                         let mut m = cur_mod.clone();
@@ -192,9 +203,12 @@ fn scan_core(src_dir: &Path) -> Core {
                     core.modules.insert(m);
                 }
                 "struct" | "enum" | "type" | "trait" | "union"
-                    if toks.get(k + 1).is_some_and(|t| t.1.chars().all(|c| c.is_alphanumeric() || c == '_')) =>
+                    if toks
+                        .get(k + 1)
+                        .is_some_and(|t| t.1.chars().all(|c| c.is_alphanumeric() || c == '_')) =>
                 {
-                    core.types.insert((cur_mod.clone(), toks[k + 1].1.to_string()));
+                    core.types
+                        .insert((cur_mod.clone(), toks[k + 1].1.to_string()));
                     if t == "trait" {
                         let mut e = k;
                         while e < toks.len() && toks[e].1 != "{" {
@@ -221,7 +235,11 @@ fn scan_core(src_dir: &Path) -> Core {
                                 names.clear();
                             }
                             "where" if angle == 0 => break,
-                            id if angle == 0 && id.chars().all(|c| c.is_alphanumeric() || c == '_') => names.push(id),
+                            id if angle == 0
+                                && id.chars().all(|c| c.is_alphanumeric() || c == '_') =>
+                            {
+                                names.push(id)
+                            }
                             _ => {}
                         }
                         e += 1;
@@ -235,13 +253,16 @@ fn scan_core(src_dir: &Path) -> Core {
                     k = e + 1;
                     continue;
                 }
-                "fn" if !toks.get(k + 1).is_some_and(|t| t.1.chars().all(|c| c.is_alphanumeric() || c == '_')) => {}
+                "fn" if !toks
+                    .get(k + 1)
+                    .is_some_and(|t| t.1.chars().all(|c| c.is_alphanumeric() || c == '_')) => {}
                 "fn" => {
                     let name = toks[k + 1].1.to_string();
                     // Visibility: `pub` right before (`pub const fn`, `pub unsafe fn`...);
                     // `pub(crate)` is not public.
                     let mut b = k;
-                    while b > 0 && matches!(toks[b - 1].1, "const" | "unsafe" | "async" | "extern") {
+                    while b > 0 && matches!(toks[b - 1].1, "const" | "unsafe" | "async" | "extern")
+                    {
                         b -= 1;
                     }
                     let public = b > 0 && toks[b - 1].1 == "pub";
@@ -335,16 +356,23 @@ impl Core {
                 } else if let Some(m) = ctx.module.as_ref().filter(|m| {
                     let mut q = (*m).clone();
                     q.push(name.to_string());
-                    self.modules.contains(&q) || self.types.contains(&((*m).clone(), name.to_string()))
+                    self.modules.contains(&q)
+                        || self.types.contains(&((*m).clone(), name.to_string()))
                 }) {
                     let mut q = m.clone();
                     q.push(name.to_string());
                     q
-                } else if let Some(q) = use_globs.then(|| self.globs(ctx)).unwrap_or_default().into_iter().find_map(|g| {
-                    let mut q = g.clone();
-                    q.push(name.to_string());
-                    (self.modules.contains(&q) || self.types.contains(&(g, name.to_string()))).then_some(q)
-                }) {
+                } else if let Some(q) = use_globs
+                    .then(|| self.globs(ctx))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find_map(|g| {
+                        let mut q = g.clone();
+                        q.push(name.to_string());
+                        (self.modules.contains(&q) || self.types.contains(&(g, name.to_string())))
+                            .then_some(q)
+                    })
+                {
                     q
                 } else {
                     return None;
@@ -377,7 +405,9 @@ impl Core {
             .filter_map(|(p, _)| {
                 let refs: Vec<&str> = p.iter().map(String::as_str).collect();
                 match refs.first()? {
-                    &"schedmath" | &"crate" | &"self" | &"super" => self.resolve_in(ctx, &refs, false),
+                    &"schedmath" | &"crate" | &"self" | &"super" => {
+                        self.resolve_in(ctx, &refs, false)
+                    }
                     _ if ctx.in_core => self.resolve_in(ctx, &refs, false),
                     _ => None,
                 }
@@ -461,7 +491,8 @@ impl Core {
                 continue;
             }
             let next = toks.get(k + 1).map(|t| t.1);
-            let callish = next == Some("(") || (next == Some(":") && toks.get(k + 3).map(|t| t.1) == Some("<"));
+            let callish = next == Some("(")
+                || (next == Some(":") && toks.get(k + 3).map(|t| t.1) == Some("<"));
             let prev = if k > 0 { toks[k - 1].1 } else { "" };
             if prev == "fn" {
                 continue;
@@ -501,11 +532,14 @@ impl Core {
                     .imports
                     .iter()
                     .filter(|(_, n)| *n == f.name)
-                    .any(|(p, _)| self.absolute(ctx, p).as_ref() == Some(&{
-                        let mut q = f.module.clone();
-                        q.push(f.name.clone());
-                        q
-                    }));
+                    .any(|(p, _)| {
+                        self.absolute(ctx, p).as_ref()
+                            == Some(&{
+                                let mut q = f.module.clone();
+                                q.push(f.name.clone());
+                                q
+                            })
+                    });
                 let by_glob = self.globs(ctx).contains(&f.module);
                 if by_module || by_import || by_glob {
                     return true;
@@ -528,7 +562,10 @@ fn uncovered(src_dir: &Path, exercisers: &[PathBuf]) -> (usize, Vec<String>) {
         for f in files {
             let code = strip(&std::fs::read_to_string(&f).unwrap());
             let toks = tokens(&code);
-            let imports = uses(&toks, 0, toks.len()).into_iter().map(|(p, n, _)| (p, n)).collect();
+            let imports = uses(&toks, 0, toks.len())
+                .into_iter()
+                .map(|(p, n, _)| (p, n))
+                .collect();
             contexts.push(Context {
                 words: words(&code),
                 code,
@@ -545,7 +582,11 @@ fn uncovered(src_dir: &Path, exercisers: &[PathBuf]) -> (usize, Vec<String>) {
         self_ty: f.ty.clone(),
         in_core: true,
         imports: core.module_uses.get(&f.module).cloned().unwrap_or_default(),
-        words: words(&std::fs::read_to_string(src_dir.parent().unwrap().join(&f.file)).map(|t| strip(&t)).unwrap_or_default()),
+        words: words(
+            &std::fs::read_to_string(src_dir.parent().unwrap().join(&f.file))
+                .map(|t| strip(&t))
+                .unwrap_or_default(),
+        ),
     };
     // Every function (private ones too: a covered public function may reach a public one
     // through a private helper).
@@ -602,10 +643,15 @@ fn root() -> &'static Path {
 }
 
 fn exercisers() -> Vec<PathBuf> {
-    ["xtask/conformance/src", "host/src/fixtures/runners", "tests", "host/tests"]
-        .iter()
-        .map(|d| root().join(d))
-        .collect()
+    [
+        "xtask/conformance/src",
+        "host/src/fixtures/runners",
+        "tests",
+        "host/tests",
+    ]
+    .iter()
+    .map(|d| root().join(d))
+    .collect()
 }
 
 #[test]
@@ -663,9 +709,18 @@ fn scanner_finds_an_injected_untested_function() {
     std::fs::write(&math, format!("{code}{injected}{tests}")).unwrap();
     let (_, missing) = uncovered(&src, &exercisers());
     let _ = std::fs::remove_dir_all(&tmp);
-    let names: Vec<&str> = missing.iter().map(|m| m.rsplit("::").next().unwrap()).collect();
-    assert!(names.contains(&"injected_untested"), "not reported: {missing:?}");
-    assert!(names.contains(&"new") && missing.iter().any(|m| m.contains("InjectedTable::new")), "{missing:?}");
+    let names: Vec<&str> = missing
+        .iter()
+        .map(|m| m.rsplit("::").next().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"injected_untested"),
+        "not reported: {missing:?}"
+    );
+    assert!(
+        names.contains(&"new") && missing.iter().any(|m| m.contains("InjectedTable::new")),
+        "{missing:?}"
+    );
     assert!(!names.contains(&"injected_neighbour"), "{missing:?}");
 }
 

@@ -713,7 +713,11 @@ mod tests {
 
     /// 2000, 1500, 1000, 500 MHz in kHz, descending; `ineff`: 1500 MHz is inefficient.
     fn descending(ineff: bool) -> FreqTable {
-        let flags = if ineff { [0, CPUFREQ_INEFFICIENT_FREQ] } else { [0, 0] };
+        let flags = if ineff {
+            [0, CPUFREQ_INEFFICIENT_FREQ]
+        } else {
+            [0, 0]
+        };
         table(&[2000000, 1500000, 1000000, 500000], &flags)
     }
 
@@ -738,7 +742,10 @@ mod tests {
         assert_eq!(cpufreq_table_find_index_dh(&t, 1500000, false), 1);
         assert_eq!(cpufreq_table_find_index_dh(&t, 3000000, false), 0);
         assert_eq!(cpufreq_table_find_index_dh(&t, 100000, false), 3);
-        assert_eq!(cpufreq_table_find_index_dh(&descending(true), 1700000, true), 2);
+        assert_eq!(
+            cpufreq_table_find_index_dh(&descending(true), 1700000, true),
+            2
+        );
     }
 
     #[test]

@@ -27,7 +27,10 @@ pub fn strip(src: &str) -> String {
     while i < b.len() {
         let c = b[i];
         if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            let end = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p);
+            let end = b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |p| i + p);
             blank(&mut out, i, end);
             i = end;
         } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
@@ -150,7 +153,12 @@ pub fn matching(toks: &[(usize, &str)], open: usize) -> usize {
 // `use` declarations.
 
 /// The paths a `use` tree brings in: (path segments, local name; `*` for a glob).
-pub fn use_tree(toks: &[(usize, &str)], mut k: usize, prefix: &[String], out: &mut Vec<(Vec<String>, String)>) -> usize {
+pub fn use_tree(
+    toks: &[(usize, &str)],
+    mut k: usize,
+    prefix: &[String],
+    out: &mut Vec<(Vec<String>, String)>,
+) -> usize {
     let mut path = prefix.to_vec();
     loop {
         match toks.get(k).map(|t| t.1) {
@@ -205,7 +213,9 @@ fn alias(toks: &[(usize, &str)], k: usize, name: String) -> (String, usize) {
 pub fn uses(toks: &[(usize, &str)], from: usize, to: usize) -> Vec<(Vec<String>, String, bool)> {
     let mut out = Vec::new();
     for k in from..to {
-        if toks[k].1 == "use" && (k == 0 || matches!(toks[k - 1].1, ";" | "{" | "}" | "]" | "pub" | ")")) {
+        if toks[k].1 == "use"
+            && (k == 0 || matches!(toks[k - 1].1, ";" | "{" | "}" | "]" | "pub" | ")"))
+        {
             let public = k > 0 && (toks[k - 1].1 == "pub");
             let mut found = Vec::new();
             use_tree(toks, k + 1, &[], &mut found);
@@ -230,4 +240,3 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
-
