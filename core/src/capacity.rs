@@ -13,11 +13,12 @@
 //! `unsigned long` (u64), wrapping where C wraps.
 
 use crate::math::SCHED_CAPACITY_SCALE;
+use crate::pelt::SchedAvg;
+use crate::util_est::UtilEst;
 
 pub mod topology;
 
-/// `UTIL_AVG_UNCHANGED`: flag bit a task's util_est carries between updates.
-pub const UTIL_AVG_UNCHANGED: u32 = 0x8000_0000;
+pub use crate::util_est::UTIL_AVG_UNCHANGED;
 
 /// `BW_SHIFT`: fraction bits of DL bandwidth (1 << 20 = one full CPU).
 pub const BW_SHIFT: u32 = 20;
@@ -144,11 +145,15 @@ pub fn util_fits_cpu(
     i32::from(fits)
 }
 
-/// `task_util_est()`: `max(task_util(p), _task_util_est(p))`, the flag bit masked off the
-/// task's util_est.
-#[inline]
-pub fn task_util_est(util_avg: u64, util_est: u32) -> u64 {
-    core::cmp::max(util_avg, u64::from(util_est & !UTIL_AVG_UNCHANGED))
+/// `task_util_est(p)` of a task given by its `util_avg` and its estimate in the mainline
+/// layout (an `unsigned int` carrying [`UTIL_AVG_UNCHANGED`]); a pre-v6.9 caller passes
+/// its `_task_util_est()`. The arithmetic is [`crate::util_est::task_util_est`]'s.
+fn task_util_est(util_avg: u64, util_est: u32) -> u64 {
+    crate::util_est::task_util_est(&SchedAvg {
+        util_avg,
+        util_est: UtilEst::Mainline(util_est),
+        ..SchedAvg::default()
+    })
 }
 
 /// `task_fits_cpu()`: does the task fit the CPU fully, utilization and uclamp hints?

@@ -711,6 +711,82 @@ mod tests {
         408000, 600000, 816000, 1008000, 1200000, 1416000, 1608000, 1800000,
     ];
 
+    /// 2000, 1500, 1000, 500 MHz in kHz, descending; `ineff`: 1500 MHz is inefficient.
+    fn descending(ineff: bool) -> FreqTable {
+        let flags = if ineff {
+            [0, CPUFREQ_INEFFICIENT_FREQ]
+        } else {
+            [0, 0]
+        };
+        table(&[2000000, 1500000, 1000000, 500000], &flags)
+    }
+
+    #[test]
+    fn descending_l_takes_the_lowest_at_or_above_else_the_highest() {
+        let t = descending(false);
+        assert_eq!(cpufreq_table_find_index_dl(&t, 1200000, false), 1);
+        assert_eq!(cpufreq_table_find_index_dl(&t, 1000000, false), 2);
+        // Above every entry: the first (highest); below every entry: the last.
+        assert_eq!(cpufreq_table_find_index_dl(&t, 2500000, false), 0);
+        assert_eq!(cpufreq_table_find_index_dl(&t, 100000, false), 3);
+        // An inefficient entry is skipped only when efficiencies are asked for.
+        let t = descending(true);
+        assert_eq!(cpufreq_table_find_index_dl(&t, 1200000, false), 1);
+        assert_eq!(cpufreq_table_find_index_dl(&t, 1200000, true), 0);
+    }
+
+    #[test]
+    fn descending_h_takes_the_highest_at_or_below_else_the_lowest() {
+        let t = descending(false);
+        assert_eq!(cpufreq_table_find_index_dh(&t, 1200000, false), 2);
+        assert_eq!(cpufreq_table_find_index_dh(&t, 1500000, false), 1);
+        assert_eq!(cpufreq_table_find_index_dh(&t, 3000000, false), 0);
+        assert_eq!(cpufreq_table_find_index_dh(&t, 100000, false), 3);
+        assert_eq!(
+            cpufreq_table_find_index_dh(&descending(true), 1700000, true),
+            2
+        );
+    }
+
+    #[test]
+    fn closest_ties_go_lower_ascending_and_higher_descending() {
+        let asc = table(&[500000, 1000000, 1500000, 2000000], &[]);
+        assert_eq!(cpufreq_table_find_index_ac(&asc, 1250000, false), 1);
+        assert_eq!(cpufreq_table_find_index_ac(&asc, 1300000, false), 2);
+        assert_eq!(cpufreq_table_find_index_ac(&asc, 1200000, false), 1);
+        assert_eq!(cpufreq_table_find_index_ac(&asc, 100000, false), 0);
+        assert_eq!(cpufreq_table_find_index_ac(&asc, 9000000, false), 3);
+        let desc = descending(false);
+        assert_eq!(cpufreq_table_find_index_dc(&desc, 1250000, false), 1);
+        assert_eq!(cpufreq_table_find_index_dc(&desc, 1200000, false), 2);
+        assert_eq!(cpufreq_table_find_index_dc(&desc, 100000, false), 3);
+        assert_eq!(cpufreq_table_find_index_dc(&desc, 9000000, false), 0);
+    }
+
+    #[test]
+    fn find_index_clamps_the_target_to_the_given_limits_first() {
+        let p = policy(&A72, &[], 408000, 1800000);
+        assert_eq!(find_index_l(&p, 1000000, 408000, 1800000, false), 3);
+        assert_eq!(find_index_l(&p, 1000000, 408000, 816000, false), 2);
+        assert_eq!(find_index_h(&p, 1000000, 408000, 1800000, false), 2);
+        assert_eq!(find_index_h(&p, 1000000, 1200000, 1800000, false), 4);
+        // 1100000: 92000 above 1008000, 100000 below 1200000.
+        assert_eq!(find_index_c(&p, 1100000, 408000, 1800000, false), 3);
+        assert_eq!(find_index_c(&p, 1100000, 1416000, 1800000, false), 5);
+    }
+
+    #[test]
+    fn cpufreq_table_find_index_uses_the_policy_limits() {
+        let p = policy(&A72, &[], 600000, 1416000);
+        assert_eq!(cpufreq_table_find_index_l(&p, 100000, false), 1);
+        assert_eq!(cpufreq_table_find_index_l(&p, 1300000, false), 5);
+        assert_eq!(cpufreq_table_find_index_h(&p, 2000000, false), 5);
+        assert_eq!(cpufreq_table_find_index_h(&p, 1300000, false), 4);
+        // 1300000: 100000 above 1200000, 116000 below 1416000.
+        assert_eq!(cpufreq_table_find_index_c(&p, 1300000, false), 4);
+        assert_eq!(cpufreq_table_find_index_c(&p, 100000, false), 1);
+    }
+
     #[test]
     fn clamp_with_inverted_bounds_is_hi_at_or_above_hi_else_lo() {
         assert_eq!(clamp_val(5, 10, 20), 10);

@@ -63,6 +63,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn scale_load_shifts_by_ten_and_wraps() {
+        assert_eq!(scale_load(1024), 1_048_576);
+        assert_eq!(scale_load(3), 3072); // WEIGHT_IDLEPRIO
+        assert_eq!(scale_load_down(scale_load(15)), 15);
+        // The 64-bit shift drops the high bits.
+        assert_eq!(scale_load(1 << 60), 0);
+        assert_eq!(scale_load(u64::MAX), u64::MAX << 10);
+    }
+
+    #[test]
     fn mul_u64_u32_shr_keeps_the_96_bit_product() {
         assert_eq!(
             mul_u64_u32_shr(u64::MAX, u32::MAX, 32),

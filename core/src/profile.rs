@@ -123,8 +123,8 @@ impl fmt::Display for ProfileError<'_> {
         match self {
             Self::Unknown(n) => {
                 write!(f, "unknown profile `{n}` (known:")?;
-                for known in Profile::NAMES {
-                    write!(f, " {known}")?;
+                for known in Profile::VARIANTS {
+                    write!(f, " {}", known.name)?;
                 }
                 f.write_str(")")
             }
@@ -136,25 +136,71 @@ impl fmt::Display for ProfileError<'_> {
     }
 }
 
-impl Profile {
-    /// Every single profile name, in VARIANTS.md order.
-    pub const NAMES: &'static [&'static str] = &[
-        "mainline",
-        "ou-lone-task",
-        "sugov-busy-without-uclamp",
-        "sis-idle-first",
-        "teo-v6.6",
-        "teo-v6.10",
-        "teo-v6.12",
-        "teo-mainline",
-        "menu",
-        "pelt-hl16",
-        "pelt-hl8",
-        "pelt-mult2",
-        "pelt-mult4",
-        "util-est-pre-v6.9",
-    ];
+/// The concerns a profile sets, one per field of [`Profile`]; two names of one `+`
+/// combination may not set the same concern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Concern {
+    /// `mainline` sets nothing.
+    None,
+    /// [`Profile::overutilized`].
+    Overutilized,
+    /// [`Profile::busy_filter`].
+    BusyFilter,
+    /// [`Profile::sched_idle_select`].
+    SchedIdleSelect,
+    /// [`Profile::idle_governor`].
+    IdleGovernor,
+    /// [`Profile::halflife`].
+    Halflife,
+    /// [`Profile::pelt_lshift`].
+    PeltMultiplier,
+    /// [`Profile::util_est`].
+    UtilEst,
+}
 
+impl Concern {
+    /// Copies this concern's field from `from` into `to`.
+    fn copy(self, from: &Profile, to: &mut Profile) {
+        match self {
+            Concern::None => {}
+            Concern::Overutilized => to.overutilized = from.overutilized,
+            Concern::BusyFilter => to.busy_filter = from.busy_filter,
+            Concern::SchedIdleSelect => to.sched_idle_select = from.sched_idle_select,
+            Concern::IdleGovernor => to.idle_governor = from.idle_governor,
+            Concern::Halflife => to.halflife = from.halflife,
+            Concern::PeltMultiplier => to.pelt_lshift = from.pelt_lshift,
+            Concern::UtilEst => to.util_est = from.util_est,
+        }
+    }
+
+    /// Do `a` and `b` agree on this concern?
+    fn same(self, a: &Profile, b: &Profile) -> bool {
+        let mut c = *b;
+        self.copy(a, &mut c);
+        c == *b
+    }
+}
+
+/// One profile name: the concern it sets, the value it sets it to, where it comes from,
+/// and the `variant` a kernel fixture suite's header gives the same behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// The name (CLI, study files, JSON).
+    pub name: &'static str,
+    /// What it sets.
+    pub concern: Concern,
+    /// [`Profile::MAINLINE`] with that concern set.
+    pub profile: Profile,
+    /// One line for `--help` and the docs.
+    pub about: &'static str,
+    /// The fixture suites' `variant` for this behaviour, when a suite has one.
+    pub fixture_variant: Option<&'static str>,
+}
+
+const M: Profile = Profile::MAINLINE;
+
+impl Profile {
     /// Mainline behaviour for every concern.
     pub const MAINLINE: Profile = Profile {
         halflife: Halflife::Hl32,
@@ -166,100 +212,223 @@ impl Profile {
         idle_governor: IdleGovernor::TeoMainline,
     };
 
+    /// Every single profile name, in VARIANTS.md order: the one table parsing, printing,
+    /// `--help`, the README list and the fixture-variant mapping are generated from.
+    pub const VARIANTS: &'static [Variant] = &[
+        Variant {
+            name: "mainline",
+            concern: Concern::None,
+            profile: M,
+            about: "every concern as in the fixtures' mainline",
+            fixture_variant: Some("mainline"),
+        },
+        Variant {
+            name: "ou-lone-task",
+            concern: Concern::Overutilized,
+            profile: Profile {
+                overutilized: OverutilizedPolicy::IgnoreLoneTask,
+                ..M
+            },
+            about: "overutilized ignores a lone task on a max-capacity CPU (VARIANTS §1)",
+            fixture_variant: Some("ou-lone-task"),
+        },
+        Variant {
+            name: "sugov-busy-without-uclamp",
+            concern: Concern::BusyFilter,
+            profile: Profile {
+                busy_filter: BusyFilter::WithoutUclampException,
+                ..M
+            },
+            about: "schedutil's busy filter before the 2021 uclamp_max fix (VARIANTS §2)",
+            fixture_variant: Some("busy-filter-without-uclamp-exception"),
+        },
+        Variant {
+            name: "sis-idle-first",
+            concern: Concern::SchedIdleSelect,
+            profile: Profile {
+                sched_idle_select: SchedIdleSelect::IdleFirst,
+                ..M
+            },
+            about: "the fork walk prefers truly idle CPUs to SCHED_IDLE ones (VARIANTS §3)",
+            fixture_variant: None,
+        },
+        Variant {
+            name: "teo-v6.6",
+            concern: Concern::IdleGovernor,
+            profile: Profile {
+                idle_governor: IdleGovernor::TeoV6_6,
+                ..M
+            },
+            about: "cpuidle teo as in v6.6 (VARIANTS §4)",
+            fixture_variant: Some("v6.6"),
+        },
+        Variant {
+            name: "teo-v6.10",
+            concern: Concern::IdleGovernor,
+            profile: Profile {
+                idle_governor: IdleGovernor::TeoV6_10,
+                ..M
+            },
+            about: "teo with util-awareness and recent intercepts (v6.10)",
+            fixture_variant: Some("v6.10"),
+        },
+        Variant {
+            name: "teo-v6.12",
+            concern: Concern::IdleGovernor,
+            profile: Profile {
+                idle_governor: IdleGovernor::TeoV6_12,
+                ..M
+            },
+            about: "teo after the mid-2024 fixes (v6.12)",
+            fixture_variant: Some("v6.12"),
+        },
+        Variant {
+            name: "teo-mainline",
+            concern: Concern::IdleGovernor,
+            profile: Profile {
+                idle_governor: IdleGovernor::TeoMainline,
+                ..M
+            },
+            about: "teo as in current mainline (the default)",
+            fixture_variant: Some("mainline"),
+        },
+        Variant {
+            name: "menu",
+            concern: Concern::IdleGovernor,
+            profile: Profile {
+                idle_governor: IdleGovernor::Menu,
+                ..M
+            },
+            about: "the menu cpuidle governor",
+            fixture_variant: None,
+        },
+        Variant {
+            name: "pelt-hl16",
+            concern: Concern::Halflife,
+            profile: Profile {
+                halflife: Halflife::Hl16,
+                ..M
+            },
+            about: "PELT halflife 16 ms (VARIANTS §5)",
+            fixture_variant: Some("hl16"),
+        },
+        Variant {
+            name: "pelt-hl8",
+            concern: Concern::Halflife,
+            profile: Profile {
+                halflife: Halflife::Hl8,
+                ..M
+            },
+            about: "PELT halflife 8 ms",
+            fixture_variant: Some("hl8"),
+        },
+        Variant {
+            name: "pelt-mult2",
+            concern: Concern::PeltMultiplier,
+            profile: Profile {
+                pelt_lshift: 1,
+                ..M
+            },
+            about: "PELT multiplier: clock_pelt runs 2x",
+            fixture_variant: None,
+        },
+        Variant {
+            name: "pelt-mult4",
+            concern: Concern::PeltMultiplier,
+            profile: Profile {
+                pelt_lshift: 2,
+                ..M
+            },
+            about: "PELT multiplier: clock_pelt runs 4x",
+            fixture_variant: None,
+        },
+        Variant {
+            name: "util-est-pre-v6.9",
+            concern: Concern::UtilEst,
+            profile: Profile {
+                util_est: UtilEstVersion::PreV6_9,
+                ..M
+            },
+            about: "util_est's enqueued/ewma pair before v6.9",
+            fixture_variant: None,
+        },
+    ];
+
+    /// The row of a single name.
+    pub fn variant(name: &str) -> Option<&'static Variant> {
+        Self::VARIANTS.iter().find(|v| v.name == name)
+    }
+
     /// Parses `name[+name...]`; each part changes one concern of mainline.
     pub fn from_name(name: &str) -> Result<Profile, ProfileError<'_>> {
         let mut p = Profile::MAINLINE;
-        // Bit per concern, so `pelt-hl8+pelt-hl16` is refused rather than last-wins.
-        let mut set = 0u8;
+        // Each concern once, so `pelt-hl8+pelt-hl16` is refused rather than last-wins.
+        let mut set: [Concern; 8] = [Concern::None; 8];
+        let mut n = 0;
         for part in name.split('+') {
             let part = part.trim();
-            let concern = match part {
-                "mainline" => 0,
-                "ou-lone-task" => {
-                    p.overutilized = OverutilizedPolicy::IgnoreLoneTask;
-                    1
-                }
-                "sugov-busy-without-uclamp" => {
-                    p.busy_filter = BusyFilter::WithoutUclampException;
-                    2
-                }
-                "sis-idle-first" => {
-                    p.sched_idle_select = SchedIdleSelect::IdleFirst;
-                    3
-                }
-                "teo-v6.6" | "teo-v6.10" | "teo-v6.12" | "teo-mainline" | "menu" => {
-                    p.idle_governor = match part {
-                        "teo-v6.6" => IdleGovernor::TeoV6_6,
-                        "teo-v6.10" => IdleGovernor::TeoV6_10,
-                        "teo-v6.12" => IdleGovernor::TeoV6_12,
-                        "menu" => IdleGovernor::Menu,
-                        _ => IdleGovernor::TeoMainline,
-                    };
-                    4
-                }
-                "pelt-hl16" | "pelt-hl8" => {
-                    p.halflife = if part == "pelt-hl8" {
-                        Halflife::Hl8
-                    } else {
-                        Halflife::Hl16
-                    };
-                    5
-                }
-                "pelt-mult2" | "pelt-mult4" => {
-                    p.pelt_lshift = if part == "pelt-mult4" { 2 } else { 1 };
-                    6
-                }
-                "util-est-pre-v6.9" => {
-                    p.util_est = UtilEstVersion::PreV6_9;
-                    7
-                }
-                _ => return Err(ProfileError::Unknown(part)),
-            };
-            if concern != 0 {
-                if set & (1 << concern) != 0 {
+            let v = Self::variant(part).ok_or(ProfileError::Unknown(part))?;
+            if v.concern != Concern::None {
+                if set[..n].contains(&v.concern) {
                     return Err(ProfileError::Conflict(part));
                 }
-                set |= 1 << concern;
+                if let Some(slot) = set.get_mut(n) {
+                    *slot = v.concern;
+                    n += 1;
+                }
             }
+            v.concern.copy(&v.profile, &mut p);
         }
         Ok(p)
+    }
+
+    /// The profile a kernel fixture suite's header `variant` names (`mainline`, `v6.10`,
+    /// `hl16`, `busy-filter-without-uclamp-exception`, ...), for suites of `concern`.
+    pub fn from_fixture_variant(concern: Concern, variant: &str) -> Option<Profile> {
+        Self::VARIANTS
+            .iter()
+            .find(|v| {
+                v.fixture_variant == Some(variant)
+                    && (v.concern == concern || v.concern == Concern::None)
+            })
+            .map(|v| v.profile)
+    }
+
+    /// The single name this profile has for `concern` (`teo-mainline` for the default
+    /// idle governor), or None when the table has none.
+    pub fn name_of(&self, concern: Concern) -> Option<&'static str> {
+        Self::VARIANTS
+            .iter()
+            .find(|v| v.concern == concern && concern.same(&v.profile, self))
+            .map(|v| v.name)
+    }
+}
+
+impl IdleGovernor {
+    /// The profile name of this governor (`teo-v6.10`, `menu`, ...).
+    pub fn name(self) -> &'static str {
+        Profile {
+            idle_governor: self,
+            ..Profile::MAINLINE
+        }
+        .name_of(Concern::IdleGovernor)
+        .unwrap_or("teo-mainline")
     }
 }
 
 impl fmt::Display for Profile {
     /// The canonical `+`-joined name; `mainline` when nothing differs.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts = [
-            (self.overutilized == OverutilizedPolicy::IgnoreLoneTask).then_some("ou-lone-task"),
-            (self.busy_filter == BusyFilter::WithoutUclampException)
-                .then_some("sugov-busy-without-uclamp"),
-            (self.sched_idle_select == SchedIdleSelect::IdleFirst).then_some("sis-idle-first"),
-            match self.idle_governor {
-                IdleGovernor::TeoV6_6 => Some("teo-v6.6"),
-                IdleGovernor::TeoV6_10 => Some("teo-v6.10"),
-                IdleGovernor::TeoV6_12 => Some("teo-v6.12"),
-                IdleGovernor::TeoMainline => None,
-                IdleGovernor::Menu => Some("menu"),
-            },
-            match self.halflife {
-                Halflife::Hl32 => None,
-                Halflife::Hl16 => Some("pelt-hl16"),
-                Halflife::Hl8 => Some("pelt-hl8"),
-            },
-            match self.pelt_lshift {
-                0 => None,
-                1 => Some("pelt-mult2"),
-                _ => Some("pelt-mult4"),
-            },
-            (self.util_est == UtilEstVersion::PreV6_9).then_some("util-est-pre-v6.9"),
-        ];
         let mut first = true;
-        for p in parts.into_iter().flatten() {
-            if !first {
-                f.write_str("+")?;
+        for v in Self::VARIANTS {
+            let differs = !v.concern.same(self, &Profile::MAINLINE);
+            if v.concern != Concern::None && differs && v.concern.same(&v.profile, self) {
+                if !first {
+                    f.write_str("+")?;
+                }
+                f.write_str(v.name)?;
+                first = false;
             }
-            f.write_str(p)?;
-            first = false;
         }
         if first {
             f.write_str("mainline")?;
@@ -271,6 +440,13 @@ impl fmt::Display for Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::fmt::Write as _;
+
+    fn text(p: &Profile) -> heapless::String<96> {
+        let mut s = heapless::String::new();
+        let _ = write!(s, "{p}");
+        s
+    }
 
     #[test]
     fn names_combine_with_plus() {
@@ -282,8 +458,11 @@ mod tests {
 
     #[test]
     fn every_single_name_parses() {
-        for n in Profile::NAMES {
-            assert!(Profile::from_name(n).is_ok(), "{n}");
+        for v in Profile::VARIANTS {
+            assert_eq!(Profile::from_name(v.name), Ok(v.profile), "{}", v.name);
+            if v.concern != Concern::None && v.profile != Profile::MAINLINE {
+                assert_eq!(text(&v.profile), v.name);
+            }
         }
         assert_eq!(Profile::from_name("mainline"), Ok(Profile::default()));
     }
@@ -301,6 +480,40 @@ mod tests {
         assert_eq!(
             Profile::from_name("menu+teo-v6.6"),
             Err(ProfileError::Conflict("teo-v6.6"))
+        );
+    }
+
+    #[test]
+    fn display_is_the_canonical_combination() {
+        let p = Profile::from_name("pelt-hl8+ou-lone-task+teo-mainline").unwrap();
+        assert_eq!(text(&p), "ou-lone-task+pelt-hl8");
+        assert_eq!(text(&Profile::MAINLINE), "mainline");
+        assert_eq!(IdleGovernor::TeoMainline.name(), "teo-mainline");
+        assert_eq!(IdleGovernor::TeoV6_10.name(), "teo-v6.10");
+        assert_eq!(Profile::MAINLINE.name_of(Concern::Halflife), None);
+    }
+
+    #[test]
+    fn fixture_variants_map_to_profiles() {
+        let old = Profile::from_name("sugov-busy-without-uclamp").unwrap();
+        assert_eq!(
+            Profile::from_fixture_variant(
+                Concern::BusyFilter,
+                "busy-filter-without-uclamp-exception"
+            ),
+            Some(old)
+        );
+        assert_eq!(
+            Profile::from_fixture_variant(Concern::IdleGovernor, "v6.10").map(|p| p.idle_governor),
+            Some(IdleGovernor::TeoV6_10)
+        );
+        assert_eq!(
+            Profile::from_fixture_variant(Concern::IdleGovernor, "mainline"),
+            Some(Profile::MAINLINE)
+        );
+        assert_eq!(
+            Profile::from_fixture_variant(Concern::Halflife, "v6.10"),
+            None
         );
     }
 }

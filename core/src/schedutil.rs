@@ -568,6 +568,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sugov_start_resets_the_policy_and_every_cpu() {
+        let mut sg = SugovPolicy {
+            last_freq_update_time: 77,
+            freq_update_delay_ns: 1,
+            next_freq: 1800000,
+            cached_raw_freq: 1700000,
+            work_in_progress: true,
+            limits_changed: true,
+            need_freq_update: false,
+            ..Default::default()
+        };
+        sg.policy.driver_need_update_limits = true;
+        let busy = SugovCpu {
+            iowait_boost_pending: true,
+            iowait_boost: 512,
+            last_update: 9,
+            util: 300,
+            bw_min: 20,
+            saved_idle_calls: 4,
+        };
+        let mut cpus = [busy; 2];
+        sugov_start(&mut sg, 1000, &mut cpus);
+        // rate_limit_us 1000 → 1 ms in ns.
+        assert_eq!(sg.freq_update_delay_ns, 1_000_000);
+        assert_eq!(
+            (sg.last_freq_update_time, sg.next_freq, sg.cached_raw_freq),
+            (0, 0, 0)
+        );
+        assert!(!sg.work_in_progress && !sg.limits_changed);
+        // need_freq_update follows the driver's CPUFREQ_NEED_UPDATE_LIMITS.
+        assert!(sg.need_freq_update);
+        assert_eq!(cpus, [SugovCpu::default(); 2]);
+        sg.policy.driver_need_update_limits = false;
+        sugov_start(&mut sg, 0, &mut []);
+        assert!(!sg.need_freq_update);
+        assert_eq!(sg.freq_update_delay_ns, 0);
+    }
+
+    #[test]
     fn map_util_perf_wraps_near_u64_max() {
         assert_eq!(map_util_perf(800), 1000);
         assert_eq!(

@@ -422,6 +422,16 @@ pub fn uclamp_rq_is_capped(
 mod tests {
     use super::*;
 
+    #[test]
+    fn uclamp_rq_get_reads_the_rq_value_of_each_id() {
+        let mut rq = init_uclamp_rq();
+        assert_eq!(uclamp_rq_get(&rq, UclampId::Min), 0);
+        assert_eq!(uclamp_rq_get(&rq, UclampId::Max), 1024);
+        rq.uclamp[UclampId::Max.idx()].value = 400;
+        assert_eq!(uclamp_rq_get(&rq, UclampId::Max), 400);
+        assert_eq!(uclamp_rq_get(&rq, UclampId::Min), 0);
+    }
+
     const B: u32 = 5;
 
     fn cfg() -> UclampConfig {

@@ -19,142 +19,25 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use schedmath::cpufreq::{
-    cpufreq_policy_transition_delay_us, set_freq_table_sorted, CpufreqFrequencyTable,
-    CpufreqPolicy, FreqTable, CPUFREQ_TABLE_MAX,
-};
 use schedmath::math::SCHED_CAPACITY_SCALE;
 use schedmath::schedutil::{
-    get_capacity_ref_freq, map_util_freq, sugov_start, sugov_update_single_freq, SugovCpu,
-    SugovEnv, SugovPolicy, SugovRq, SCHED_CPUFREQ_IOWAIT,
+    get_capacity_ref_freq, map_util_freq, sugov_update_single_freq, SugovCpu, SugovEnv, SugovRq,
+    SCHED_CPUFREQ_IOWAIT,
 };
 use schedmath::Profile;
 
+pub use crate::platform::policy::{GovernorPolicy, PolicyError};
 use crate::platform::{Platform, PlatformError};
-
-/// One cpufreq policy as the replay needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GovernorPolicy {
-    /// What to call it in reports (e.g. `policy0 (cpu0-3)`).
-    pub name: String,
-    /// The frequency table in kHz, in the driver's order (OPPs).
-    pub freqs_khz: Vec<u32>,
-    /// `cpuinfo.min_freq` in kHz (the policy's initial `min`).
-    pub cpuinfo_min_freq: u32,
-    /// `cpuinfo.max_freq` in kHz: the reference frequency of a frequency-invariant system.
-    pub cpuinfo_max_freq: u32,
-    /// schedutil's `rate_limit_us`.
-    pub rate_limit_us: u32,
-    /// `arch_scale_cpu_capacity()` of the policy's CPUs.
-    pub capacity: u64,
-}
-
-impl GovernorPolicy {
-    /// A policy over `freqs_khz` with cpuinfo limits from the table's extremes.
-    pub fn from_table(name: &str, freqs_khz: &[u32], rate_limit_us: u32, capacity: u64) -> Self {
-        Self {
-            name: name.to_string(),
-            freqs_khz: freqs_khz.to_vec(),
-            cpuinfo_min_freq: freqs_khz.iter().copied().min().unwrap_or(0),
-            cpuinfo_max_freq: freqs_khz.iter().copied().max().unwrap_or(0),
-            rate_limit_us,
-            capacity,
-        }
-    }
-
-    /// Frequency domain `n` of `platform` as a cpufreq policy: its OPPs, capacity and
-    /// the rate limit `cpufreq_policy_transition_delay_us()` derives from its transition
-    /// latency (1 ms when the file gives none).
-    pub fn from_platform(platform: &Platform, n: usize) -> Result<Self, GovernorError> {
-        let d = platform
-            .domains
-            .get(n)
-            .ok_or_else(|| GovernorError::Policy {
-                policy: n.to_string(),
-                msg: format!(
-                    "{} has {} frequency domains (policies 0..{})",
-                    platform.origin,
-                    platform.domains.len(),
-                    platform.domains.len().saturating_sub(1)
-                ),
-            })?;
-        let name = format!("{n} `{}` of {}", d.name, platform.name);
-        let freqs_khz = d
-            .opps
-            .iter()
-            .map(|o| {
-                u32::try_from(o.khz).map_err(|_| GovernorError::Policy {
-                    policy: name.clone(),
-                    msg: format!("OPP {} kHz does not fit cpufreq's unsigned int", o.khz),
-                })
-            })
-            .collect::<Result<Vec<u32>, _>>()?;
-        let rate_limit_us =
-            cpufreq_policy_transition_delay_us(0, d.transition_latency_ns.unwrap_or(0));
-        Ok(Self::from_table(
-            &name,
-            &freqs_khz,
-            rate_limit_us,
-            d.capacity,
-        ))
-    }
-
-    /// The cpufreq policy (fast switch) and started governor state.
-    pub fn sugov(&self) -> Result<SugovPolicy, GovernorError> {
-        let bad = |msg: String| GovernorError::Policy {
-            policy: self.name.clone(),
-            msg,
-        };
-        if self.freqs_khz.is_empty() {
-            return Err(bad("empty frequency table".into()));
-        }
-        if self.capacity == 0 {
-            return Err(bad("capacity 0".into()));
-        }
-        let mut table = FreqTable::new();
-        for &frequency in &self.freqs_khz {
-            table
-                .push(CpufreqFrequencyTable {
-                    flags: 0,
-                    frequency,
-                })
-                .map_err(|_| {
-                    bad(format!(
-                        "{} frequencies, at most {CPUFREQ_TABLE_MAX}",
-                        self.freqs_khz.len()
-                    ))
-                })?;
-        }
-        let mut policy = CpufreqPolicy {
-            freq_table: Some(table),
-            min: self.cpuinfo_min_freq,
-            max: self.cpuinfo_max_freq,
-            cur: self.cpuinfo_min_freq,
-            cpuinfo_min_freq: self.cpuinfo_min_freq,
-            cpuinfo_max_freq: self.cpuinfo_max_freq,
-            fast_switch_enabled: true,
-            ..Default::default()
-        };
-        if set_freq_table_sorted(&mut policy) != 0 {
-            return Err(bad("duplicate frequencies in the table".into()));
-        }
-        let mut sg = SugovPolicy {
-            policy,
-            ..Default::default()
-        };
-        sugov_start(&mut sg, self.rate_limit_us, &mut []);
-        Ok(sg)
-    }
-}
+use crate::text::{csv_rows, CsvRow, Table};
 
 /// Policy `n` (frequency domain `n`, from 0) of the platform file at `path`, with its
 /// default rate limit.
 pub fn platform_policy(path: &Path, n: usize) -> Result<GovernorPolicy, GovernorError> {
     let platform = Platform::load(path)?;
-    GovernorPolicy::from_platform(&platform, n)
+    Ok(GovernorPolicy::from_platform(&platform, n)?)
 }
 
-/// Errors of the replay;/// Errors of the replay; CSV errors name file, line and column.
+/// Errors of the replay; CSV errors name file, line and column.
 #[derive(Debug, thiserror::Error)]
 pub enum GovernorError {
     /// The trace file could not be read.
@@ -179,13 +62,8 @@ pub enum GovernorError {
     #[error(transparent)]
     Platform(#[from] PlatformError),
     /// The policy cannot be driven.
-    #[error("policy {policy}: {msg}")]
-    Policy {
-        /// Its name.
-        policy: String,
-        /// What is wrong.
-        msg: String,
-    },
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
 }
 
 /// The CSV columns, in order; the first two are required.
@@ -256,13 +134,7 @@ impl Trace {
         };
         let mut columns: Option<usize> = None;
         let mut samples: Vec<Sample> = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let l = raw.trim();
-            if l.is_empty() || l.starts_with('#') {
-                continue;
-            }
-            let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+        for CsvRow { line, fields } in csv_rows(text) {
             if columns.is_none() && samples.is_empty() && fields[0] == COLUMNS[0] {
                 for (c, (got, want)) in fields.iter().zip(COLUMNS).enumerate() {
                     if *got != want {
@@ -424,7 +296,7 @@ pub fn replay(
         let flags = if s.iowait { SCHED_CPUFREQ_IOWAIT } else { 0 };
         let t =
             sugov_update_single_freq(&mut sg, &mut sg_cpu, &rq, &env, profile, s.time_ns, flags)
-                .ok_or_else(|| GovernorError::Policy {
+                .ok_or_else(|| PolicyError {
                     policy: policy.name.clone(),
                     msg: "capacity 0".into(),
                 })?;
@@ -532,25 +404,32 @@ fn policy_line(policy: &GovernorPolicy) -> String {
 pub fn render(policy: &GovernorPolicy, replay: &Replay) -> String {
     let mut out = policy_line(policy);
     let _ = writeln!(out, "profile {}", replay.profile);
-    let _ = writeln!(
-        out,
-        "{:>14} {:>5} {:>5} {:>10} {:>10} {:>5} {:>12} {:>9} {:>10}",
-        "time_ns",
-        "util",
-        "perf",
-        "raw_khz",
-        "resolved",
-        "held",
-        "rate_limited",
-        "committed",
-        "cur_khz"
+    let table = Table::new(" ")
+        .right(14)
+        .rights(2, 5)
+        .rights(2, 10)
+        .right(5)
+        .right(12)
+        .right(9)
+        .right(10);
+    table.line(
+        &mut out,
+        &[
+            "time_ns",
+            "util",
+            "perf",
+            "raw_khz",
+            "resolved",
+            "held",
+            "rate_limited",
+            "committed",
+            "cur_khz",
+        ],
     );
     for d in &replay.decisions {
-        let _ = writeln!(
-            out,
-            "{:>14} {:>5} {:>5} {:>10} {:>10} {:>5} {:>12} {:>9} {:>10}",
-            d.time_ns,
-            d.util_cfs,
+        let cells = [
+            d.time_ns.to_string(),
+            d.util_cfs.to_string(),
             if d.rate_limited {
                 "-".into()
             } else {
@@ -558,11 +437,12 @@ pub fn render(policy: &GovernorPolicy, replay: &Replay) -> String {
             },
             khz(d.raw_khz),
             khz(d.resolved_khz),
-            yes(d.held),
-            yes(d.rate_limited),
-            yes(d.committed),
-            d.cur_khz
-        );
+            yes(d.held).into(),
+            yes(d.rate_limited).into(),
+            yes(d.committed).into(),
+            d.cur_khz.to_string(),
+        ];
+        table.line(&mut out, &cells);
     }
     let _ = writeln!(out, "frequency residency:");
     for (f, cells) in residency_rows(&[replay]) {
@@ -575,35 +455,40 @@ pub fn render(policy: &GovernorPolicy, replay: &Replay) -> String {
 pub fn render_compare(policy: &GovernorPolicy, a: &Replay, b: &Replay) -> String {
     let mut out = policy_line(policy);
     let _ = writeln!(out, "A = {}  |  B = {}", a.profile, b.profile);
-    let _ = writeln!(
-        out,
-        "{:>14} {:>5} | {:>10} {:>5} {:>4} {:>10} | {:>10} {:>5} {:>4} {:>10}",
-        "time_ns",
-        "util",
-        "A resolved",
-        "held",
-        "rl",
-        "A cur_khz",
-        "B resolved",
-        "held",
-        "rl",
-        "B cur_khz"
+    // time util | resolved held rl cur (A) | the same (B)
+    let side = |t: Table| t.right(10).right(5).right(4).right(10);
+    let table = side(side(Table::new(" ").right(14).right(5).then(" | ")).then(" | "));
+    table.line(
+        &mut out,
+        &[
+            "time_ns",
+            "util",
+            "A resolved",
+            "held",
+            "rl",
+            "A cur_khz",
+            "B resolved",
+            "held",
+            "rl",
+            "B cur_khz",
+        ],
     );
+    let side = |d: &Decision| {
+        [
+            khz(d.resolved_khz),
+            yes(d.held).into(),
+            yes(d.rate_limited).into(),
+            d.cur_khz.to_string(),
+        ]
+    };
     for (da, db) in a.decisions.iter().zip(&b.decisions) {
-        let _ = writeln!(
-            out,
-            "{:>14} {:>5} | {:>10} {:>5} {:>4} {:>10} | {:>10} {:>5} {:>4} {:>10}",
-            da.time_ns,
-            da.util_cfs,
-            khz(da.resolved_khz),
-            yes(da.held),
-            yes(da.rate_limited),
-            da.cur_khz,
-            khz(db.resolved_khz),
-            yes(db.held),
-            yes(db.rate_limited),
-            db.cur_khz
-        );
+        let cells = [
+            &[da.time_ns.to_string(), da.util_cfs.to_string()][..],
+            &side(da),
+            &side(db),
+        ]
+        .concat();
+        table.line(&mut out, &cells);
     }
     let _ = writeln!(out, "frequency residency (A | B):");
     for (f, cells) in residency_rows(&[a, b]) {

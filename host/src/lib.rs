@@ -9,6 +9,7 @@ pub mod platform;
 pub mod rng;
 pub mod sim;
 pub mod study;
+pub mod text;
 pub mod verify;
 pub mod workload;
 

@@ -38,6 +38,7 @@ use serde_json::Value;
 
 use crate::platform::Platform;
 use crate::sim::{simulate_workload, Metrics, SimConfig, SimError};
+use crate::text::Table;
 use crate::workload::{Workload, WorkloadError};
 
 /// Why a study cannot run. Every variant names the study file.
@@ -482,21 +483,20 @@ impl StudyResult {
                 .chain(["profile".len()])
                 .max()
                 .unwrap_or(0);
+            let table =
+                (0..cols.len()).fold(Table::new("  ").left(24).left(pw), |t, k| t.right(width(k)));
             if last_cols != Some(cols) {
-                let _ = write!(o, "\n{:<24}  {:<pw$}", "case", "profile");
-                for (k, c) in cols.iter().enumerate() {
-                    let _ = write!(o, "  {:>w$}", c, w = width(k));
-                }
+                let mut head = vec!["case", "profile"];
+                head.extend(cols.iter().map(String::as_str));
                 o.push('\n');
+                table.line(&mut o, &head);
                 last_cols = Some(cols);
             }
             for (i, (p, cells)) in rows.iter().enumerate() {
                 let name = if i == 0 { label.as_str() } else { "" };
-                let _ = write!(o, "{name:<24}  {p:<pw$}");
-                for (k, c) in cells.iter().enumerate() {
-                    let _ = write!(o, "  {:>w$}", c, w = width(k));
-                }
-                o.push('\n');
+                let mut line = vec![name, p.as_str()];
+                line.extend(cells.iter().map(String::as_str));
+                table.line(&mut o, &line);
             }
         }
         o

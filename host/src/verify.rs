@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::fixtures::compare::Divergence;
 use crate::fixtures::suite::SuiteFile;
 use crate::fixtures::{first_divergence, runners};
+use crate::text::Table;
 
 /// Options of `cargo xtask verify` / `schedmath verify`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -296,21 +297,16 @@ pub fn write_report(
         .max()
         .unwrap_or(7)
         .max(7);
+    let table = Table::new("  ").left(width).left(vwidth).rights(3, 6);
     writeln!(
         w,
-        "{:width$}  {:vwidth$}  {:>6}  {:>6}  {:>6}",
-        "suite", "variant", "cases", "passed", "failed"
+        "{}",
+        table.row(&["suite", "variant", "cases", "passed", "failed"])
     )?;
     for r in results {
-        writeln!(
-            w,
-            "{:width$}  {:vwidth$}  {:>6}  {:>6}  {:>6}",
-            r.suite,
-            r.variant,
-            r.cases,
-            r.passed,
-            r.cases - r.passed
-        )?;
+        let (cases, passed, failed) = (r.cases, r.passed, r.cases - r.passed);
+        let cells: [&dyn std::fmt::Display; 5] = [&r.suite, &r.variant, &cases, &passed, &failed];
+        writeln!(w, "{}", table.row(&cells))?;
     }
     for r in results {
         write_failures(r, max_report, w)?;

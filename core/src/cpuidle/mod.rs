@@ -211,6 +211,11 @@ pub fn call_cpuidle_aborted(dev: &mut CpuidleDevice) {
     dev.last_residency_ns = 0;
 }
 
+/// `cpuidle_governor_latency_req()` with no latency request, in ns: the CPU-latency QoS
+/// default `PM_QOS_CPU_LATENCY_DEFAULT_VALUE` (include/linux/pm_qos.h, 2000 s in µs; it is
+/// below the device's "no constraint" `S32_MAX` µs, so it is the minimum) × `NSEC_PER_USEC`.
+pub const PM_QOS_CPU_LATENCY_DEFAULT_NS: i64 = 2_000_000_000_000;
+
 /// What the kernel answers to the governor's questions while `select` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -411,7 +416,7 @@ mod tests {
     pub(crate) fn env(sleep_length_ns: i64) -> SelectEnv {
         SelectEnv {
             tick_nsec: TICK,
-            latency_req_ns: 2_000_000_000_000,
+            latency_req_ns: PM_QOS_CPU_LATENCY_DEFAULT_NS,
             tick_stopped: false,
             sleep_length_ns,
             delta_tick_ns: sleep_length_ns.clamp(0, TICK),

@@ -23,23 +23,14 @@ use serde::Serialize;
 
 use schedmath::cpuidle::{
     cpuidle_enter_and_reflect, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit,
-    SelectEnv, CPUIDLE_STATE_MAX,
+    SelectEnv, CPUIDLE_STATE_MAX, PM_QOS_CPU_LATENCY_DEFAULT_NS,
 };
 use schedmath::profile::IdleGovernor;
+use schedmath::schedutil::tick_nsec;
 
+pub use crate::platform::idle::{platform_states, IdleStateSpec};
+use crate::text::Table;
 pub use pattern::{IdlePeriod, PatternError};
-
-/// The default CPU-latency QoS (2e9 µs) in ns: no constraint.
-pub const NO_LATENCY_CONSTRAINT_NS: i64 = 2_000_000_000_000;
-
-/// One idle state of the replayed CPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IdleStateSpec {
-    /// Display name (`WFI`, `cpu-sleep`, ...).
-    pub name: String,
-    /// Exit latency, target residency and flags.
-    pub state: CpuidleState,
-}
 
 /// Everything besides the pattern that a replay needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,17 +88,6 @@ pub struct IdleReport {
     pub states: Vec<StateReport>,
 }
 
-/// The profile name of an idle governor.
-pub fn governor_name(g: IdleGovernor) -> &'static str {
-    match g {
-        IdleGovernor::TeoV6_6 => "teo-v6.6",
-        IdleGovernor::TeoV6_10 => "teo-v6.10",
-        IdleGovernor::TeoV6_12 => "teo-v6.12",
-        IdleGovernor::TeoMainline => "teo-mainline",
-        IdleGovernor::Menu => "menu",
-    }
-}
-
 /// How long `poll_idle()` spins in this model: the first enabled deeper state's target
 /// residency, else one tick; at least 1 ns so the loop always advances.
 fn poll_limit_ns(drv: &CpuidleDriver, dev: &CpuidleDevice, tick_nsec: i64) -> u64 {
@@ -135,7 +115,7 @@ pub fn replay(
     let mut dev = CpuidleDevice::default();
     let mut governor = Governor::enable(gov, cfg.capacity);
     let mut report = IdleReport {
-        governor: governor_name(gov).to_string(),
+        governor: gov.name().to_string(),
         periods: periods.len() as u64,
         timer_wakeups: 0,
         cycles: 0,
@@ -156,7 +136,7 @@ pub fn replay(
             let sleep_length = timer_at.saturating_sub(now);
             let env = SelectEnv {
                 tick_nsec: cfg.tick_nsec,
-                latency_req_ns: NO_LATENCY_CONSTRAINT_NS,
+                latency_req_ns: PM_QOS_CPU_LATENCY_DEFAULT_NS,
                 tick_stopped,
                 sleep_length_ns: i64::try_from(sleep_length).unwrap_or(i64::MAX),
                 delta_tick_ns: i64::try_from(sleep_length.min(next_tick - now)).unwrap_or(i64::MAX),
@@ -247,38 +227,41 @@ pub fn render(r: &IdleReport) -> String {
         r.tick_wakeups,
         r.poll_limit_wakeups
     );
-    let _ = writeln!(
-        out,
-        "{:<16} {:>8} {:>14} {:>7} {:>8} {:>8}",
-        "state", "usage", "residency_ms", "res_%", "above", "below"
+    let table = Table::new(" ")
+        .left(16)
+        .right(8)
+        .right(14)
+        .right(7)
+        .rights(2, 8);
+    table.line(
+        &mut out,
+        &["state", "usage", "residency_ms", "res_%", "above", "below"],
     );
     for s in &r.states {
-        let _ = writeln!(
-            out,
-            "{:<16} {:>8} {:>14} {:>7} {:>8} {:>8}",
-            s.name,
-            s.usage,
+        let cells = [
+            s.name.clone(),
+            s.usage.to_string(),
             ms(s.time_ns),
             pct(s.time_ns, total),
-            s.above,
-            s.below
-        );
+            s.above.to_string(),
+            s.below.to_string(),
+        ];
+        table.line(&mut out, &cells);
     }
     let (above, below) = r
         .states
         .iter()
         .fold((0, 0), |(a, b), s| (a + s.above, b + s.below));
     let usage: u64 = r.states.iter().map(|s| s.usage).sum();
-    let _ = writeln!(
-        out,
-        "{:<16} {:>8} {:>14} {:>7} {:>8} {:>8}",
-        "total",
-        usage,
+    let cells = [
+        "total".to_string(),
+        usage.to_string(),
         ms(total),
-        "100.0",
-        above,
-        below
-    );
+        "100.0".to_string(),
+        above.to_string(),
+        below.to_string(),
+    ];
+    table.line(&mut out, &cells);
     out
 }
 
@@ -286,23 +269,26 @@ pub fn render(r: &IdleReport) -> String {
 pub fn render_compare(a: &IdleReport, b: &IdleReport) -> String {
     let mut out = String::new();
     let (ta, tb) = (total_time(a), total_time(b));
-    let cols = |u: &dyn std::fmt::Display, r: &dyn std::fmt::Display, ab: u64, be: u64| {
-        format!("{u:>8} {r:>7} {ab:>8} {be:>8}")
-    };
-    let _ = writeln!(out, "{:<16} | {:<34} | {}", "", a.governor, b.governor);
-    let head = format!(
-        "{:>8} {:>7} {:>8} {:>8}",
-        "usage", "res_%", "above", "below"
-    );
-    let _ = writeln!(out, "{:<16} | {head} | {head}", "state");
+    // state | usage res_% above below (A) | the same (B)
+    let side = |t: Table| t.right(8).right(7).rights(2, 8);
+    let table = side(side(Table::new(" ").left(16).then(" | ")).then(" | "));
+    Table::new(" | ")
+        .left(16)
+        .left(34)
+        .left(0)
+        .line(&mut out, &["", &a.governor, &b.governor]);
+    let head = ["usage", "res_%", "above", "below"];
+    table.line(&mut out, &[&["state"][..], &head, &head].concat());
+    let cols =
+        |u: u64, r: String, ab: u64, be: u64| [u.to_string(), r, ab.to_string(), be.to_string()];
     for (sa, sb) in a.states.iter().zip(&b.states) {
-        let _ = writeln!(
-            out,
-            "{:<16} | {} | {}",
-            sa.name,
-            cols(&sa.usage, &pct(sa.time_ns, ta), sa.above, sa.below),
-            cols(&sb.usage, &pct(sb.time_ns, tb), sb.above, sb.below)
-        );
+        let cells = [
+            &[sa.name.clone()][..],
+            &cols(sa.usage, pct(sa.time_ns, ta), sa.above, sa.below),
+            &cols(sb.usage, pct(sb.time_ns, tb), sb.above, sb.below),
+        ]
+        .concat();
+        table.line(&mut out, &cells);
     }
     let sum = |r: &IdleReport| {
         r.states.iter().fold((0, 0, 0), |(u, a, b), s| {
@@ -310,13 +296,13 @@ pub fn render_compare(a: &IdleReport, b: &IdleReport) -> String {
         })
     };
     let ((ua, aa, ba), (ub, ab, bb)) = (sum(a), sum(b));
-    let _ = writeln!(
-        out,
-        "{:<16} | {} | {}",
-        "total",
-        cols(&ua, &"100.0", aa, ba),
-        cols(&ub, &"100.0", ab, bb)
-    );
+    let cells = [
+        &["total".to_string()][..],
+        &cols(ua, "100.0".into(), aa, ba),
+        &cols(ub, "100.0".into(), ab, bb),
+    ]
+    .concat();
+    table.line(&mut out, &cells);
     let _ = writeln!(
         out,
         "cycles: {} ({} tick wakeups) | {} ({} tick wakeups)",
@@ -326,8 +312,8 @@ pub fn render_compare(a: &IdleReport, b: &IdleReport) -> String {
 }
 
 /// rk3399's idle states as in its device tree (entry+exit latency, min-residency):
-/// WFI 1/1 µs, cpu-sleep 370/900 µs, cluster-sleep 900/2000 µs. Used by tests and as an
-/// example table until the states come from a platform file.
+/// WFI 1/1 µs, cpu-sleep 370/900 µs, cluster-sleep 900/2000 µs (the same as
+/// `fixtures/platforms/rk3399.toml`): the table of the unit tests, which need no file.
 pub fn rk3399_states() -> Vec<IdleStateSpec> {
     let s = |name: &str, lat_us: i64, res_us: i64| IdleStateSpec {
         name: name.to_string(),
@@ -433,11 +419,6 @@ pub fn parse_states(spec: &str) -> Result<Vec<IdleStateSpec>, String> {
         .collect()
 }
 
-/// `TICK_NSEC` for a HZ value, rounded as the kernel does (`(NSEC_PER_SEC + HZ/2) / HZ`).
-pub fn tick_nsec(hz: u32) -> Option<i64> {
-    (hz > 0).then(|| (1_000_000_000 + i64::from(hz) / 2) / i64::from(hz))
-}
-
 /// `--governor`: which governor family.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GovernorArg {
@@ -520,10 +501,7 @@ pub fn resolve_governor(
         }
         (Some(GovernorArg::Teo), Some(g)) => g,
         (Some(GovernorArg::Menu), Some(g)) => {
-            anyhow::bail!(
-                "--governor menu conflicts with --profile {}",
-                governor_name(g)
-            )
+            anyhow::bail!("--governor menu conflicts with --profile {}", g.name())
         }
     })
 }
@@ -583,30 +561,6 @@ pub fn run_with_states(
     }
     writeln!(out, "{}", text.trim_end())?;
     Ok(())
-}
-
-/// The idle states of `cpu` on a loaded platform (µs → ns as the cpuidle core does).
-pub fn platform_states(p: &crate::platform::Platform, cpu: usize) -> Vec<IdleStateSpec> {
-    use schedmath::cpuidle::{CPUIDLE_FLAG_POLLING, CPUIDLE_FLAG_TIMER_STOP};
-    p.idle_states_of(cpu)
-        .into_iter()
-        .map(|s| IdleStateSpec {
-            name: s.name.clone(),
-            state: CpuidleState {
-                exit_latency_ns: i64::from(s.exit_latency_us) * 1000,
-                target_residency_ns: i64::from(s.target_residency_us) * 1000,
-                flags: if s.flags.polling {
-                    CPUIDLE_FLAG_POLLING
-                } else {
-                    0
-                } | if s.flags.timer_stop {
-                    CPUIDLE_FLAG_TIMER_STOP
-                } else {
-                    0
-                },
-            },
-        })
-        .collect()
 }
 
 /// Runs `schedmath idle`.

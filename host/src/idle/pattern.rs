@@ -19,6 +19,7 @@
 use std::path::Path;
 
 use crate::rng::SplitMix64;
+use crate::text::{csv_rows, CsvRow};
 
 /// One idle period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,10 +232,9 @@ fn parse_bool(s: &str) -> Option<bool> {
 /// Periods from CSV text; `path` names the file in errors.
 pub fn parse_csv(path: &str, text: &str) -> Result<Vec<IdlePeriod>, PatternError> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let row = raw.trim();
-        if row.is_empty() || row.starts_with('#') || (out.is_empty() && row.starts_with("sleep")) {
+    for CsvRow { line, fields: cols } in csv_rows(text) {
+        // A header line names the columns.
+        if out.is_empty() && cols[0].starts_with("sleep") {
             continue;
         }
         let err = |msg: String| PatternError::Csv {
@@ -242,7 +242,6 @@ pub fn parse_csv(path: &str, text: &str) -> Result<Vec<IdlePeriod>, PatternError
             line,
             msg,
         };
-        let cols: Vec<&str> = row.split(',').map(str::trim).collect();
         if !(3..=4).contains(&cols.len()) {
             return Err(err(format!(
                 "{} columns; expected sleep_length_ns,measured_ns,timer_wakeup[,util]",

@@ -59,6 +59,8 @@ use schedmath::energy::{
 };
 use schedmath::math::SCHED_CAPACITY_SCALE;
 
+pub mod idle;
+pub mod policy;
 pub mod show;
 
 /// A platform file that cannot be used: where, which key, what is wrong.

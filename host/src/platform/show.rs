@@ -10,29 +10,7 @@ use std::fmt::Write;
 use schedmath::energy::{EM_PERF_DOMAIN_SKIP_INEFFICIENCIES, EM_PERF_STATE_INEFFICIENT};
 
 use super::Platform;
-
-/// Compresses a sorted CPU list: `[0, 1, 2, 3, 5]` → `0-3,5`.
-pub fn cpu_list(cpus: &[usize]) -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while let Some(&start) = cpus.get(i) {
-        let mut end = start;
-        while cpus.get(i + 1) == Some(&(end + 1)) {
-            end += 1;
-            i += 1;
-        }
-        if !out.is_empty() {
-            out.push(',');
-        }
-        if end == start {
-            let _ = write!(out, "{start}");
-        } else {
-            let _ = write!(out, "{start}-{end}");
-        }
-        i += 1;
-    }
-    out
-}
+use crate::text::{cpu_list, Table};
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
@@ -50,23 +28,35 @@ pub fn render(p: &Platform) -> String {
         if p.eas { "on" } else { "off" }
     );
     let _ = writeln!(s);
-    let _ = writeln!(s, "cpu  domain        capacity  dmips  freq_ref_khz  smt");
+    let cpus = Table::new(" ")
+        .left(4)
+        .left(13)
+        .right(8)
+        .then("  ")
+        .right(5)
+        .then("  ")
+        .right(12)
+        .then("  ")
+        .left(0);
+    cpus.line(
+        &mut s,
+        &["cpu", "domain", "capacity", "dmips", "freq_ref_khz", "smt"],
+    );
     for c in &p.cpus {
         let d = p.domain_of(c.id);
-        let _ = writeln!(
-            s,
-            "{:<4} {:<13} {:>8}  {:>5}  {:>12}  {}",
-            c.id,
-            d.map_or("-", |d| d.name.as_str()),
-            c.capacity_orig,
+        let cells = [
+            c.id.to_string(),
+            d.map_or("-", |d| d.name.as_str()).to_string(),
+            c.capacity_orig.to_string(),
             opt(d.and_then(|d| d.capacity_dmips_mhz)),
-            d.map_or(0, |d| d.capacity_freq_ref_khz),
+            d.map_or(0, |d| d.capacity_freq_ref_khz).to_string(),
             if c.smt_siblings.is_empty() {
                 "-".to_string()
             } else {
                 cpu_list(&c.smt_siblings)
-            }
-        );
+            },
+        ];
+        cpus.line(&mut s, &cells);
     }
     for d in &p.domains {
         let _ = writeln!(s);
@@ -96,10 +86,18 @@ pub fn render(p: &Platform) -> String {
                 let _ = writeln!(s, "  energy model: none");
             }
         }
-        let _ = writeln!(
-            s,
-            "  {:>3}  {:>9}  {:>8}  {:>9}  {:>11}  {:>6}  flags",
-            "#", "khz", "uv", "power_uw", "performance", "cost"
+        let opps = Table::new("  ")
+            .then("  ")
+            .right(3)
+            .right(9)
+            .right(8)
+            .right(9)
+            .right(11)
+            .right(6)
+            .left(0);
+        opps.line(
+            &mut s,
+            &["#", "khz", "uv", "power_uw", "performance", "cost", "flags"],
         );
         for (i, o) in d.opps.iter().enumerate() {
             let ps = d.em.as_ref().and_then(|em| em.table.get(i));
@@ -108,17 +106,16 @@ pub fn render(p: &Platform) -> String {
                 Some(_) => "-",
                 None => "",
             };
-            let _ = writeln!(
-                s,
-                "  {:>3}  {:>9}  {:>8}  {:>9}  {:>11}  {:>6}  {}",
-                i,
-                o.khz,
+            let cells = [
+                i.to_string(),
+                o.khz.to_string(),
                 opt(o.uv),
                 opt(o.power_uw),
                 opt(ps.map(|p| p.performance)),
                 opt(ps.map(|p| p.cost)),
-                flag
-            );
+                flag.to_string(),
+            ];
+            opps.line(&mut s, &cells);
         }
         let names: Vec<&str> = d
             .idle_states
@@ -136,21 +133,35 @@ pub fn render(p: &Platform) -> String {
         );
     }
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "idle state        exit_latency_us  target_residency_us  entry_latency_us  power_uw  flags"
+    let states = Table::new("  ")
+        .left(17)
+        .then(" ")
+        .right(15)
+        .right(19)
+        .right(16)
+        .right(8)
+        .left(0);
+    states.line(
+        &mut s,
+        &[
+            "idle state",
+            "exit_latency_us",
+            "target_residency_us",
+            "entry_latency_us",
+            "power_uw",
+            "flags",
+        ],
     );
     for st in &p.idle_states {
-        let _ = writeln!(
-            s,
-            "{:<17} {:>15}  {:>19}  {:>16}  {:>8}  {}",
-            st.name,
-            st.exit_latency_us,
-            st.target_residency_us,
+        let cells = [
+            st.name.clone(),
+            st.exit_latency_us.to_string(),
+            st.target_residency_us.to_string(),
             opt(st.entry_latency_us),
             opt(st.power_uw),
-            st.flags
-        );
+            st.flags.to_string(),
+        ];
+        states.line(&mut s, &cells);
     }
     if !p.sources.is_empty() {
         let _ = writeln!(s);
@@ -167,16 +178,4 @@ pub fn render(p: &Platform) -> String {
         }
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_list_compresses_runs() {
-        assert_eq!(cpu_list(&[0, 1, 2, 3, 5, 7, 8]), "0-3,5,7-8");
-        assert_eq!(cpu_list(&[4]), "4");
-        assert_eq!(cpu_list(&[]), "");
-    }
 }

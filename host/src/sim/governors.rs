@@ -5,8 +5,8 @@
 //! core's teo/menu `select` and `cpuidle_enter_and_reflect`).
 //!
 //! The cpufreq policy itself comes from [`GovernorPolicy::from_platform`] (the same one
-//! `schedmath governor` replays) and the idle states from `idle::platform_states` (the
-//! ones `schedmath idle` replays), so the commands agree.
+//! `schedmath governor` replays) and the idle states from [`platform_states`] (the ones
+//! `schedmath idle` replays), so the commands agree.
 //! Simplifications: frequency changes take effect at once (no transition latency); updates
 //! from any CPU of a policy are accepted (`dvfs_possible_from_any_cpu`); a polling idle
 //! state polls until the wake-up (no poll time limit).
@@ -22,7 +22,8 @@ use schedmath::schedutil::{
 };
 use schedmath::Profile;
 
-use crate::governor::{GovernorError, GovernorPolicy};
+use crate::platform::idle::platform_states;
+use crate::platform::policy::{GovernorPolicy, PolicyError};
 use crate::platform::Platform;
 
 /// One frequency domain: its policy, governor state and accounting.
@@ -55,7 +56,7 @@ impl FreqDomainState {
         n: usize,
         tick_nsec: i64,
         uclamp_used: bool,
-    ) -> Result<Self, GovernorError> {
+    ) -> Result<Self, PolicyError> {
         let gp = GovernorPolicy::from_platform(platform, n)?;
         let sg = gp.sugov()?;
         let d = &platform.domains[n];
@@ -143,7 +144,7 @@ pub struct CpuIdle {
 impl CpuIdle {
     /// The idle states of `cpu`; `None` when the platform gives it none.
     pub fn new(platform: &Platform, cpu: usize, capacity: u64, profile: &Profile) -> Option<Self> {
-        let table: Vec<CpuidleState> = crate::idle::platform_states(platform, cpu)
+        let table: Vec<CpuidleState> = platform_states(platform, cpu)
             .iter()
             .map(|s| s.state)
             .collect();

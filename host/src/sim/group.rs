@@ -21,7 +21,7 @@ use schedmath::math::{scale_load, scale_load_down};
 use schedmath::pelt::SchedAvg;
 use std::collections::BTreeMap;
 
-use super::rq::WEIGHT_IDLEPRIO;
+use super::WEIGHT_IDLEPRIO;
 
 /// The root task group's id.
 pub const ROOT: usize = 0;

@@ -42,10 +42,11 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::engine::SimConfig;
 use super::governors::{CpuIdle, FreqDomainState};
 use super::task::Task;
+use super::SimConfig;
 use crate::platform::Platform;
+use crate::text::Table;
 
 /// Wake-up latency percentiles (µs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -406,32 +407,35 @@ impl Metrics {
         if self.iops > 0.0 {
             let _ = writeln!(o, "io waits completed: {:.1} per s", self.iops);
         }
-        let _ = write!(
-            o,
-            "\n{:<16} {:>12} {:>7} {:>9}",
-            "task", "work_ms", "misses", "ramp_ms"
-        );
-        for c in 0..ncpu {
-            let _ = write!(o, " {:>8}", format!("cpu{c}_s"));
-        }
+        let table = Table::new(" ")
+            .left(16)
+            .right(12)
+            .right(7)
+            .right(9)
+            .rights(ncpu, 8);
+        let mut head: Vec<String> = ["task", "work_ms", "misses", "ramp_ms"]
+            .map(String::from)
+            .to_vec();
+        head.extend((0..ncpu).map(|c| format!("cpu{c}_s")));
         o.push('\n');
+        table.line(&mut o, &head);
         for (name, res) in &self.task_cpu_residency_s {
-            let _ = write!(
-                o,
-                "{:<16} {:>12.3} {:>7} {:>9}",
-                name,
-                self.work_done_ms.get(name).copied().unwrap_or(0.0),
-                self.deadline_misses.get(name).copied().unwrap_or(0),
+            let mut cells = vec![
+                name.clone(),
+                format!("{:.3}", self.work_done_ms.get(name).copied().unwrap_or(0.0)),
+                self.deadline_misses
+                    .get(name)
+                    .copied()
+                    .unwrap_or(0)
+                    .to_string(),
                 self.util_ramp_ms
                     .get(name)
                     .copied()
                     .flatten()
-                    .map_or("-".to_string(), |v| format!("{v:.1}"))
-            );
-            for r in res {
-                let _ = write!(o, " {r:>8.3}");
-            }
-            o.push('\n');
+                    .map_or("-".to_string(), |v| format!("{v:.1}")),
+            ];
+            cells.extend(res.iter().map(|r| format!("{r:.3}")));
+            table.line(&mut o, &cells);
         }
         if !self.frame_time_ms.is_empty() {
             let _ = writeln!(o, "\nframe time (ms): frames / mean / max");
@@ -492,13 +496,16 @@ pub fn render_compare(base: &Metrics, patch: &Metrics) -> String {
         "platform {}  duration {} s",
         base.platform, base.duration_s
     );
-    let _ = writeln!(
-        o,
-        "{:<28} {:>14} {:>14} {:>9}",
-        "metric", base.profile, patch.profile, "change"
-    );
+    let table = Table::new(" ").left(28).rights(2, 14).right(9);
+    table.line(&mut o, &["metric", &base.profile, &patch.profile, "change"]);
     let mut row = |name: &str, a: f64, b: f64| {
-        let _ = writeln!(o, "{name:<28} {a:>14.3} {b:>14.3} {:>9}", change(a, b));
+        let cells = [
+            name.to_string(),
+            format!("{a:.3}"),
+            format!("{b:.3}"),
+            change(a, b),
+        ];
+        table.line(&mut o, &cells);
     };
     row("ou_pct", base.ou_pct, patch.ou_pct);
     row(

@@ -13,8 +13,14 @@
 //! * [`metrics`]: what is measured and its tables.
 //!
 //! Same inputs → same output, bit for bit: integer time, a heap ordered by (time,
-//! insertion number), ordered maps only, no clock, no random numbers. Each module's doc
-//! names its simplifications.
+//! insertion number), ordered maps only, no clock; random numbers only from each task's
+//! seeded stream ([`crate::rng`], drawn by workload ranges alone, so a workload without
+//! ranges gives the same result for every seed). Each module's doc names its
+//! simplifications.
+//!
+//! This file holds what every part of the simulator shares: the run parameters
+//! ([`SimConfig`]), the engine's constants and the kernel's priority weights; the files
+//! below it name each other without cycles (`tests/layering.rs`).
 
 pub mod domains;
 pub mod engine;
@@ -26,11 +32,11 @@ pub mod program;
 pub mod rq;
 pub mod task;
 
-pub use engine::{simulate, simulate_with_progress, simulate_workload, SimConfig};
+pub use engine::{simulate, simulate_with_progress, simulate_workload};
 pub use metrics::{render_compare, Metrics};
 pub use program::{tasks_from_workload, PhaseAttrs, SchedPolicy, SimPhase, SimTask, Step};
 
-use crate::governor::GovernorError;
+use crate::platform::policy::PolicyError;
 use crate::platform::PlatformError;
 use crate::workload::WorkloadError;
 
@@ -45,8 +51,36 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     /// A frequency domain cannot be driven.
     #[error(transparent)]
-    Governor(#[from] GovernorError),
+    Policy(#[from] PolicyError),
     /// Inconsistent parameters (names the task or option).
     #[error("{0}")]
     Config(String),
 }
+
+/// Run parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Simulated time (ns).
+    pub duration_ns: u64,
+    /// Tick rate.
+    pub hz: u32,
+    /// Seeds every task's random stream (see the module doc).
+    pub seed: u64,
+}
+
+/// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a
+/// zero clock, and a zero `last_update_time` means "not attached" to PELT.
+pub const BOOT_CLOCK_NS: u64 = 1_000_000_000;
+
+// The kernel's weight tables (kernel/sched/core.c, sched.h): the fair-class model and the
+// task groups both read them.
+
+/// `sched_prio_to_weight[]` (kernel/sched/core.c), nice -20..=19.
+pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
+    70, 56, 45, 36, 29, 23, 18, 15,
+];
+
+/// `WEIGHT_IDLEPRIO`: the weight of a SCHED_IDLE task.
+pub const WEIGHT_IDLEPRIO: u64 = 3;

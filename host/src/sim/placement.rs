@@ -38,13 +38,15 @@
 
 use super::domains::{SchedDomain, SchedDomains};
 use schedmath::capacity::{
-    cpu_util, effective_cpu_util, get_actual_cpu_capacity, task_util_est, util_fits_cpu,
-    CpuCapacity, CpuUtilRq, EffectiveUtilInput, TaskUtil,
+    cpu_util, effective_cpu_util, get_actual_cpu_capacity, util_fits_cpu, CpuCapacity, CpuUtilRq,
+    EffectiveUtilInput, TaskUtil,
 };
 use schedmath::energy::{em_cpu_energy, EmPerfDomain};
 use schedmath::math::{scale_load, scale_load_down, SCHED_CAPACITY_SCALE};
+use schedmath::pelt::SchedAvg;
 use schedmath::profile::SchedIdleSelect;
 use schedmath::schedutil::sugov_effective_cpu_perf;
+use schedmath::util_est::{task_util_est, UtilEst};
 
 /// What selection reads about one CPU.
 #[derive(Debug, Clone, Copy)]
@@ -90,7 +92,12 @@ pub struct TaskView<'a> {
 
 impl TaskView<'_> {
     fn util_est(&self) -> u64 {
-        task_util_est(self.util.util_avg, self.util.util_est)
+        // The engine passes `_task_util_est()` of the task's layout as a mainline estimate.
+        task_util_est(&SchedAvg {
+            util_avg: self.util.util_avg,
+            util_est: UtilEst::Mainline(self.util.util_est),
+            ..SchedAvg::default()
+        })
     }
 }
 

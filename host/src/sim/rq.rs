@@ -32,18 +32,8 @@ use schedmath::uclamp::{init_uclamp_rq, RqUclamp};
 use schedmath::util_est::UtilEst;
 use schedmath::Profile;
 
-use super::engine::BOOT_CLOCK_NS;
 use super::group::{GroupRq, TaskGroups, ROOT};
-
-/// `sched_prio_to_weight[]` (kernel/sched/core.c), nice -20..=19.
-pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
-    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
-    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
-    70, 56, 45, 36, 29, 23, 18, 15,
-];
-
-/// `WEIGHT_IDLEPRIO`: the weight of a SCHED_IDLE task.
-pub const WEIGHT_IDLEPRIO: u64 = 3;
+use super::BOOT_CLOCK_NS;
 
 /// `sysctl_sched_base_slice` for `ncpus` CPUs: 0.75 ms × (1 + ilog2(min(ncpus, 8)))
 /// (`SCHED_TUNABLESCALING_LOG`).

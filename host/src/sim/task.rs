@@ -9,7 +9,7 @@ use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
 use schedmath::util_est::UtilEst;
 
 use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
-use super::rq::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
+use super::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
 use crate::rng::SplitMix64;
 
 /// `CONFIG_UCLAMP_BUCKETS_COUNT` default.

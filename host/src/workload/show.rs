@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::platform::show::cpu_list;
+use crate::text::{cpu_list, Table};
 
 use super::model::{mode_name, Event, Format, Loops, Phase, Sched, TaskSpec, Uclamp, Workload};
 
@@ -131,8 +131,9 @@ fn render_task(out: &mut String, t: &TaskSpec) {
             .map(|e| e.key.chars().count())
             .max()
             .unwrap_or(0);
+        let table = Table::new("  ").then("      ").left(width).left(0);
         for e in &p.events {
-            let _ = writeln!(out, "      {:<width$}  {}", e.key, fmt_event(&e.event));
+            table.line(out, &[e.key.clone(), fmt_event(&e.event)]);
         }
     }
 }

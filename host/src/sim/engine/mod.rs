@@ -113,15 +113,11 @@ use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
 use super::task::{
     allowed_cpus, util_decay_ns, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS,
 };
-use super::SimError;
-use crate::idle::NO_LATENCY_CONSTRAINT_NS;
+use super::{SimConfig, SimError, BOOT_CLOCK_NS};
 use crate::platform::Platform;
 use crate::rng::SplitMix64;
 use crate::workload::{IrqShare, Workload};
 
-/// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a
-/// zero clock, and a zero `last_update_time` means "not attached" to PELT.
-pub const BOOT_CLOCK_NS: u64 = 1_000_000_000;
 /// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
 const BLOCKED_UPDATE_NS: u64 = 32_000_000;
 
@@ -150,17 +146,6 @@ fn wall_for_task_time(pct: u64, a: u64, task: u64) -> u64 {
     let target = a - a * pct / 100 + u128::from(task);
     let t = 100 * (target - 1) / keep + 1;
     u64::try_from(t - a).unwrap_or(u64::MAX)
-}
-
-/// Run parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SimConfig {
-    /// Simulated time (ns).
-    pub duration_ns: u64,
-    /// Tick rate.
-    pub hz: u32,
-    /// Seeds every task's random stream (see the module doc).
-    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

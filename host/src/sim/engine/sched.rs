@@ -234,7 +234,7 @@ impl Engine<'_> {
         };
         let env = SelectEnv {
             tick_nsec: self.tick_nsec as i64,
-            latency_req_ns: NO_LATENCY_CONSTRAINT_NS,
+            latency_req_ns: schedmath::cpuidle::PM_QOS_CPU_LATENCY_DEFAULT_NS,
             tick_stopped: r.tick_stopped,
             sleep_length_ns: sleep_length,
             delta_tick_ns: sleep_length.min(to_tick),
