@@ -11,9 +11,12 @@
 
 /// Largest number of performance states a table here holds.
 ///
-/// Real CPU tables have 5..25 OPPs; 32 leaves room without making a table large on a
-/// microcontroller (32 states × 40 bytes).
-pub const EM_MAX_PERF_STATES: usize = 32;
+/// The kernel has no such limit (it allocates `nr_states` entries); real CPU tables have
+/// 5..32 OPPs (RK3399 6 and 8, Pixel 6 up to 17, MediaTek Dimensity parts 32). One
+/// state per OPP of the largest cpufreq table here, [`crate::cpufreq::CPUFREQ_TABLE_MAX`]
+/// = 64, twice the largest real table, at 40 bytes a state (2.5 KiB a table) on a
+/// microcontroller. A longer table is refused by its reader, naming this limit.
+pub const EM_MAX_PERF_STATES: usize = crate::cpufreq::CPUFREQ_TABLE_MAX;
 
 /// `EM_MAX_POWER`: the largest power a state may have, in µW (64 W).
 pub const EM_MAX_POWER: u64 = 64_000_000;

@@ -3,6 +3,7 @@
 //!
 //! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
 //!   suite on the host, or on a Cortex-M under QEMU.
+//! * `fuzz --seconds N`: every cargo-fuzz target in `fuzz/`, N seconds each.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod embedded;
+mod fuzz;
 mod target;
 
 #[derive(Parser)]
@@ -41,6 +43,18 @@ enum Cmd {
         #[arg(long)]
         inject: bool,
     },
+    /// Run every cargo-fuzz target in fuzz/ for N seconds each (installs cargo-fuzz and the
+    /// nightly toolchain if missing; seeds corpora from fixtures/).
+    ///
+    /// Example: cargo xtask fuzz --seconds 20
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 20)]
+        seconds: u64,
+        /// Run only this target (e.g. core_pelt).
+        #[arg(long, value_name = "TARGET")]
+        only: Option<String>,
+    },
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -69,6 +83,12 @@ fn main() -> ExitCode {
         Cmd::PanicCheck { inject } => {
             embedded::panic_check(&workspace_root(), inject, &mut std::io::stdout().lock())
         }
+        Cmd::Fuzz { seconds, only } => fuzz::run(
+            &workspace_root(),
+            seconds,
+            only.as_deref(),
+            &mut std::io::stdout().lock(),
+        ),
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }

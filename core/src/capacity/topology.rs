@@ -11,9 +11,12 @@
 
 use crate::math::SCHED_CAPACITY_SHIFT;
 
-/// The largest CPU count the fixed-size tables here hold.
+/// The largest CPU count the fixed-size tables here hold (the kernel's `NR_CPUS` is a
+/// build option; asymmetric-capacity systems, where these tables matter, have 6..16 CPUs).
 ///
-/// 64 covers every platform this project ships (12 CPUs at most) with room to spare.
+/// 64 covers every shipped platform (12 CPUs at most) and today's big.LITTLE and hybrid
+/// parts four times over, at 8 bytes a CPU per table on a microcontroller. More CPUs are
+/// refused with [`TopologyError::TooManyCpus`], naming this limit.
 pub const NR_CPUS: usize = 64;
 
 /// Why a topology could not be normalised.

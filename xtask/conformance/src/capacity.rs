@@ -9,7 +9,6 @@
 use schedmath::capacity::{CpuCapacity, CpuUtilRq};
 use schedmath::math::cap_scale;
 use schedmath::overutilized::OverutilizedCpu;
-use serde::de::{Error as _, Unexpected};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::{Case, CaseError};
@@ -22,8 +21,9 @@ pub mod overutilized;
 pub mod scale_rt_capacity;
 pub mod uclamp;
 
-/// A 0/1 fixture flag: a JSON integer 0 or 1 (anything else is an input error), one byte
-/// in postcard, written back as 0/1.
+/// A 0/1 fixture flag: a JSON integer, true when non-zero (C's truth test; the kernel
+/// reads these as `bool`s or tests them with `if`), one byte in postcard, written back
+/// as 0/1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Flag(pub bool);
 
@@ -35,14 +35,9 @@ impl Serialize for Flag {
 
 impl<'de> Deserialize<'de> for Flag {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match u8::deserialize(d)? {
-            0 => Ok(Flag(false)),
-            1 => Ok(Flag(true)),
-            n => Err(D::Error::invalid_value(
-                Unexpected::Unsigned(u64::from(n)),
-                &"0 or 1",
-            )),
-        }
+        // u64: postcard's 0/1 byte is the same varint; the JSON reader narrows any
+        // integer to its bits first.
+        Ok(Flag(u64::deserialize(d)? != 0))
     }
 }
 
@@ -64,10 +59,11 @@ pub struct Ret<T> {
 /// [`CaseError::TooLong`], never a panic (heapless' `collect` panics on overflow).
 fn bounded<T, const N: usize>(
     items: impl IntoIterator<Item = T>,
+    limit: crate::limit::Limit,
 ) -> Result<heapless::Vec<T, N>, CaseError> {
     let mut v = heapless::Vec::new();
     for x in items {
-        v.push(x).map_err(|_| CaseError::TooLong)?;
+        v.push(x).map_err(|_| CaseError::TooLong(limit))?;
     }
     Ok(v)
 }

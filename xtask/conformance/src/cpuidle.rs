@@ -65,7 +65,7 @@ pub struct DevJson {
     /// `poll_time_limit`.
     pub poll_time_limit: bool,
     /// `states_usage[i].disable` for each state of the table.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::limit::cpuidle_states::opt_list")]
     pub disable: Option<heapless::Vec<u64, CPUIDLE_STATE_MAX>>,
 }
 
@@ -75,7 +75,8 @@ impl DevJson {
         let disable = if with_disable {
             let mut v = heapless::Vec::new();
             for u in dev.states_usage.iter().take(n) {
-                v.push(u.disable).map_err(|_| CaseError::TooLong)?;
+                v.push(u.disable)
+                    .map_err(|_| CaseError::TooLong(crate::limit::CPUIDLE_STATE_MAX))?;
             }
             Some(v)
         } else {
@@ -107,6 +108,7 @@ pub struct InitJson<G> {
     pub tick_nsec: i64,
     /// The driver's states, shallowest first (each row's `name` is descriptive and its
     /// `disable` repeats `state0.dev.disable`).
+    #[serde(deserialize_with = "crate::limit::cpuidle_states::list")]
     pub states: heapless::Vec<CpuidleState, CPUIDLE_STATE_MAX>,
     /// The state before the first op.
     pub state0: State0<G>,
@@ -361,6 +363,7 @@ pub struct TeoCpuJson {
     /// `sleep_length_ns`.
     pub sleep_length_ns: i64,
     /// `state_bins[0..state_count]`.
+    #[serde(deserialize_with = "crate::limit::cpuidle_states::list")]
     pub state_bins: heapless::Vec<TeoBinJson, CPUIDLE_STATE_MAX>,
     /// `total`.
     pub total: u32,
@@ -443,7 +446,9 @@ impl IdleGov for Teo {
                 hits: b.hits,
                 recent: util.then_some(b.recent),
             };
-            state_bins.push(bin).map_err(|_| CaseError::TooLong)?;
+            state_bins
+                .push(bin)
+                .map_err(|_| CaseError::TooLong(crate::limit::CPUIDLE_STATE_MAX))?;
         }
         Ok(TeoCpuJson {
             time_span_ns: (!mainline).then_some(cpu.time_span_ns),

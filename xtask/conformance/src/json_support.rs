@@ -8,6 +8,9 @@ pub use serde_json::Value;
 
 use crate::{Case, Sequence};
 
+mod narrow;
+pub use narrow::Narrowing;
+
 /// A case as stream payloads: stateless (input, expected) or a sequence
 /// (init, [(op, expected after)]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +22,8 @@ pub enum Encoded {
 }
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value, what: &str) -> Result<T, String> {
-    T::deserialize(v).map_err(|e| std::format!("{what}: {e}"))
+    // Integers narrow as the kernel oracle's C harness stored them (see `narrow`).
+    T::deserialize(Narrowing(v)).map_err(|e| std::format!("{what}: {e}"))
 }
 
 /// `in.ops`; a sequence's typed Init reads the rest of `in` (e.g. `init`, `variant`).

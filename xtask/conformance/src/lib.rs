@@ -23,6 +23,7 @@ pub mod capacity;
 pub mod cpuidle;
 #[cfg(feature = "json")]
 mod json_support;
+pub mod limit;
 pub mod pelt;
 pub mod record;
 pub mod registry;
@@ -37,8 +38,8 @@ pub use json_support::Encoded;
 pub enum CaseError {
     /// The header `variant` or an input's `variant` is not one this driver knows.
     UnknownVariant,
-    /// A table or list is longer than the fixed capacity the core uses.
-    TooLong,
+    /// A table or list is longer than the named fixed capacity the core uses.
+    TooLong(limit::Limit),
     /// The op's name is not one this sequence knows.
     UnknownOp,
     /// A field this variant or op needs is absent (its name).
@@ -51,7 +52,7 @@ impl core::fmt::Display for CaseError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Self::UnknownVariant => f.write_str("unknown variant"),
-            Self::TooLong => f.write_str("table longer than the core's fixed capacity"),
+            Self::TooLong(limit) => write!(f, "more entries than the core's {limit}"),
             Self::UnknownOp => f.write_str("unknown op"),
             Self::Missing(field) => write!(f, "missing field `{field}`"),
             Self::OutOfRange(field) => write!(f, "field `{field}` out of range"),

@@ -65,7 +65,7 @@ impl PeltVariant {
 /// (≤ 5 postcard bytes per entry, about 5 KiB) fits a [`crate::record::MAX_FRAME`] record,
 /// and the driver's stack frame (the decoded expected table, the generator's and the
 /// output's, with their moves: 24.7 KiB on thumbv7m) fits the lm3s6965's 64 KiB RAM beside
-/// the runner's own 9 KiB frame. A larger halflife is refused with [`CaseError::TooLong`].
+/// the runner's own 9 KiB frame. A larger halflife is refused with [`CaseError::TooLong(crate::limit::GENERATOR_MAX_HALFLIFE)`].
 #[cfg(feature = "json")]
 pub const GENERATOR_MAX_HALFLIFE: usize = 4096;
 /// See the `json` variant of this constant.
@@ -110,7 +110,7 @@ impl Case for SchedPeltGenerator {
     type Out = GeneratorOut;
     fn run(&self, _: &str) -> Result<GeneratorOut, CaseError> {
         if self.halflife as usize > GENERATOR_MAX_HALFLIFE {
-            return Err(CaseError::TooLong);
+            return Err(CaseError::TooLong(crate::limit::GENERATOR_MAX_HALFLIFE));
         }
         let g = sched_pelt_generator::<GENERATOR_MAX_HALFLIFE>(self.halflife)
             .ok_or(CaseError::OutOfRange("HALFLIFE"))?;

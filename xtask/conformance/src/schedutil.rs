@@ -40,7 +40,7 @@ pub fn freq_table(table: &[u32], flags: Option<&[u32]>) -> Result<FreqTable, Cas
     for (i, &frequency) in table.iter().enumerate() {
         let flags = flags.and_then(|f| f.get(i).copied()).unwrap_or(0);
         out.push(CpufreqFrequencyTable { flags, frequency })
-            .map_err(|_| CaseError::TooLong)?;
+            .map_err(|_| CaseError::TooLong(crate::limit::CPUFREQ_TABLE_MAX))?;
     }
     Ok(out)
 }
@@ -294,6 +294,7 @@ impl Case for SugovGetUtil {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SetFreqTableSorted {
     /// Frequencies (kHz).
+    #[serde(deserialize_with = "crate::limit::cpufreq_table::list")]
     pub table: TableList,
 }
 
@@ -327,8 +328,10 @@ impl Case for SetFreqTableSorted {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CpufreqFrequencyTableTarget {
     /// Frequencies (kHz).
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
     pub table: Option<TableList>,
     /// Entry flags.
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
     pub flags: Option<TableList>,
     /// `freq_table_sorted`.
     pub freq_table_sorted: u32,
@@ -386,8 +389,10 @@ impl Case for CpufreqFrequencyTableTarget {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CpufreqDriverResolveFreq {
     /// Frequencies (kHz); `None` for a driver without a table.
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
     pub table: Option<TableList>,
     /// Entry flags.
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
     pub flags: Option<TableList>,
     /// `freq_table_sorted`.
     pub freq_table_sorted: u32,

@@ -25,7 +25,7 @@ fn table(
     if let Some((_, name)) = columns.iter().find(|(c, _)| c.len() != n) {
         return Err(CaseError::OutOfRange(name));
     }
-    bounded((0..n).map(state))
+    bounded((0..n).map(state), crate::limit::EM_MAX_PERF_STATES)
 }
 
 /// Column `c`'s value for state `i` (in range once [`table`] checked the lengths).
@@ -48,10 +48,13 @@ pub struct EmCreatePerfTable {
     /// The CPU's capacity.
     pub cpu_capacity: u64,
     /// Frequencies, kHz, ascending.
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub frequency: Column,
     /// Power, µW.
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub power: Column,
     /// Each state's prior flag word.
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub flags_in: Column,
 }
 
@@ -83,7 +86,7 @@ impl Case for EmCreatePerfTable {
         })?;
         let ret = errno(em_create_perf_table(&mut t, self.cpu_capacity));
         let column = |get: fn(&EmPerfState) -> u64| match ret {
-            0 => bounded(t.iter().map(get)).map(Some),
+            0 => bounded(t.iter().map(get), crate::limit::EM_MAX_PERF_STATES).map(Some),
             _ => Ok(None),
         };
         Ok(EmCreatePerfTableOut {
@@ -100,10 +103,13 @@ impl Case for EmCreatePerfTable {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EmCpuEnergy {
     /// Each state's performance.
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub performance: Column,
     /// Each state's cost.
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub cost: Column,
     /// Each state's flag word.
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub flags: Column,
     /// The domain's flags.
     pub pd_flags: u64,
@@ -159,6 +165,7 @@ impl Case for EmCpuEnergy {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EmUpdatePerformanceLimits {
     /// Each state's frequency, kHz (repeats and any order allowed).
+    #[serde(deserialize_with = "crate::limit::em_perf_states::list")]
     pub frequency: Column,
     /// Lowest allowed state before the call.
     pub min_perf_state: usize,

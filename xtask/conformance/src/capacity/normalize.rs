@@ -18,8 +18,10 @@ pub struct TopologyNormalizeCpuScale {
     /// Number of CPUs; both lists have one entry per CPU.
     pub nr_cpus: u32,
     /// DT `capacity-dmips-mhz` per CPU.
+    #[serde(deserialize_with = "crate::limit::nr_cpus::list")]
     pub capacity_dmips_mhz: Vec<u32, NR_CPUS>,
     /// Reference (max) frequency per CPU, kHz.
+    #[serde(deserialize_with = "crate::limit::nr_cpus::list")]
     pub capacity_freq_ref: Vec<u64, NR_CPUS>,
 }
 
@@ -44,7 +46,7 @@ impl Case for TopologyNormalizeCpuScale {
         topology_normalize_cpu_scale(&self.capacity_dmips_mhz, &self.capacity_freq_ref)
             .map(|cpu_scale| CpuScale { cpu_scale })
             .map_err(|e| match e {
-                TopologyError::TooManyCpus => CaseError::TooLong,
+                TopologyError::TooManyCpus => CaseError::TooLong(crate::limit::NR_CPUS),
                 TopologyError::LengthMismatch => CaseError::OutOfRange("capacity_freq_ref"),
             })
     }

@@ -15,6 +15,7 @@ use schedmath::Profile;
 use serde::{Deserialize, Serialize};
 
 use super::{bounded, cpu_capacity, Flag};
+use crate::limit::NR_CPUS as NR;
 use crate::{Case, CaseError, Sequence};
 
 fn profile_of(variant: &str) -> Result<Profile, CaseError> {
@@ -147,6 +148,7 @@ pub struct RdOverutilizedInit {
     /// `rd->overutilized` before op 0.
     pub rd_overutilized: Flag,
     /// Each CPU's state before op 0.
+    #[serde(deserialize_with = "crate::limit::nr_cpus::list")]
     pub cpus: Vec<OuCpu, NR_CPUS>,
 }
 
@@ -182,6 +184,7 @@ pub enum RdOverutilizedOp {
     #[serde(rename = "lb_child_domain")]
     LbChildDomain {
         /// The domain's CPUs.
+        #[serde(deserialize_with = "crate::limit::nr_cpus::list")]
         cpus: Vec<u32, NR_CPUS>,
     },
 }
@@ -243,7 +246,7 @@ impl Sequence for RdOverutilizedSeq {
         let mut cpus = Vec::new();
         for c in &init.cpus {
             cpus.push(c.core(&profile)?)
-                .map_err(|_| CaseError::TooLong)?;
+                .map_err(|_| CaseError::TooLong(crate::limit::NR_CPUS))?;
         }
         Ok(RdOverutilizedState {
             profile,
@@ -293,8 +296,8 @@ impl Sequence for RdOverutilizedSeq {
         Ok(RdOverutilizedAfter {
             rd_overutilized: Flag(s.rd.overutilized),
             is_rd_overutilized: Flag(is_rd_overutilized(s.keys, &s.rd)),
-            cpu_overutilized: bounded(s.cpus.iter().map(|c| Flag(s.overutilized(c))))?,
-            cpu_util_cfs: bounded(s.cpus.iter().map(|c| cpu_util_cfs(&c.util_rq())))?,
+            cpu_overutilized: bounded(s.cpus.iter().map(|c| Flag(s.overutilized(c))), NR)?,
+            cpu_util_cfs: bounded(s.cpus.iter().map(|c| cpu_util_cfs(&c.util_rq())), NR)?,
         })
     }
 }

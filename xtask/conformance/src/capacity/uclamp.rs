@@ -194,6 +194,7 @@ pub struct UclampRqSeqInit {
     /// `uclamp_default[UCLAMP_MAX]`.
     pub uclamp_default_max: u32,
     /// The tasks, at most [`UCLAMP_SEQ_TASKS`].
+    #[serde(deserialize_with = "crate::limit::uclamp_tasks::list")]
     pub tasks: Vec<UclampSeqTask, UCLAMP_SEQ_TASKS>,
 }
 
@@ -365,7 +366,10 @@ impl UclampRqState {
         let n = self.cfg.buckets as usize;
         let [min, max] = &self.rq.uclamp;
         let column = |side: &UclampRq, f: fn(&UclampBucket) -> u32| {
-            bounded(side.bucket.get(..n).unwrap_or(&[]).iter().map(f))
+            bounded(
+                side.bucket.get(..n).unwrap_or(&[]).iter().map(f),
+                crate::limit::UCLAMP_BUCKETS_MAX,
+            )
         };
         let cfg = &self.cfg;
         Ok(UclampRqAfter {
@@ -376,15 +380,18 @@ impl UclampRqState {
             bucket_value_min: column(min, |b| b.value)?,
             bucket_tasks_max: column(max, |b| b.tasks)?,
             bucket_value_max: column(max, |b| b.value)?,
-            tasks: bounded(self.tasks.iter().map(|p| {
-                let [umin, umax] = &p.uclamp;
-                UclampTaskAfter {
-                    uclamp_min: umin.into(),
-                    uclamp_max: umax.into(),
-                    uclamp_eff_value_min: uclamp_eff_value(p, UclampId::Min, cfg),
-                    uclamp_eff_value_max: uclamp_eff_value(p, UclampId::Max, cfg),
-                }
-            }))?,
+            tasks: bounded(
+                self.tasks.iter().map(|p| {
+                    let [umin, umax] = &p.uclamp;
+                    UclampTaskAfter {
+                        uclamp_min: umin.into(),
+                        uclamp_max: umax.into(),
+                        uclamp_eff_value_min: uclamp_eff_value(p, UclampId::Min, cfg),
+                        uclamp_eff_value_max: uclamp_eff_value(p, UclampId::Max, cfg),
+                    }
+                }),
+                crate::limit::UCLAMP_SEQ_TASKS,
+            )?,
         })
     }
 }
@@ -409,17 +416,20 @@ impl Sequence for UclampRqSeq {
                 uclamp_se_set(init.uclamp_default_max, false, buckets),
             ],
         };
-        let tasks = bounded(init.tasks.iter().map(|t| UclampTask {
-            uclamp_req: [
-                uclamp_se_set(t.uclamp_req_min, true, buckets),
-                uclamp_se_set(t.uclamp_req_max, true, buckets),
-            ],
-            uclamp: Default::default(),
-            uclamp_enabled: t.uclamp_enabled.0,
-            sched_delayed: false,
-            tg_is_root_or_autogroup: t.tg_is_root_or_autogroup.0,
-            tg_uclamp: [t.tg_uclamp_min, t.tg_uclamp_max],
-        }))?;
+        let tasks = bounded(
+            init.tasks.iter().map(|t| UclampTask {
+                uclamp_req: [
+                    uclamp_se_set(t.uclamp_req_min, true, buckets),
+                    uclamp_se_set(t.uclamp_req_max, true, buckets),
+                ],
+                uclamp: Default::default(),
+                uclamp_enabled: t.uclamp_enabled.0,
+                sched_delayed: false,
+                tg_is_root_or_autogroup: t.tg_is_root_or_autogroup.0,
+                tg_uclamp: [t.tg_uclamp_min, t.tg_uclamp_max],
+            }),
+            crate::limit::UCLAMP_SEQ_TASKS,
+        )?;
         Ok(UclampRqState {
             rq: init_uclamp_rq(),
             tasks,

@@ -63,8 +63,10 @@ fn need<T>(v: Option<T>, name: &'static str) -> Result<T, CaseError> {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PolicyInit {
     /// Frequencies (kHz).
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
     pub table: Option<TableList>,
     /// Entry flags.
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
     pub flags: Option<TableList>,
     /// `freq_table_sorted`.
     pub freq_table_sorted: u32,
@@ -132,13 +134,13 @@ pub struct PolicyInit {
     #[serde(default)]
     pub saved_idle_calls: Option<u64>,
     /// The policy's CPU ids, in order (shared-policy suite).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::limit::policy_cpus::opt_list")]
     pub cpus: Option<Vec<u32, POLICY_CPUS_MAX>>,
     /// Each CPU's `sugov_cpu` (shared-policy suite).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::limit::policy_cpus::opt_map")]
     pub per_cpu: Option<LinearMap<u32, SugovCpu, POLICY_CPUS_MAX>>,
     /// Each CPU's rq inputs (shared-policy suite).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::limit::policy_cpus::opt_map")]
     pub rq: Option<LinearMap<u32, RqIn, POLICY_CPUS_MAX>>,
 }
 
@@ -820,6 +822,7 @@ pub enum SharedOp {
         /// Update flags.
         flags: u32,
         /// New rq inputs by CPU id.
+        #[serde(deserialize_with = "crate::limit::policy_cpus::map")]
         rq_update: LinearMap<u32, RqIn, POLICY_CPUS_MAX>,
     },
     /// `cpufreq_set_policy()`'s limits, then `sugov_limits()`.
@@ -873,9 +876,10 @@ impl Sequence for SharedFreqSequence {
             let c = per_cpu.get(&id).ok_or(CaseError::Missing("init.per_cpu"))?;
             let r = rq.get(&id).ok_or(CaseError::Missing("init.rq"))?;
             // Both fit: `ids` has at most POLICY_CPUS_MAX entries.
-            cpus.push(*c).map_err(|_| CaseError::TooLong)?;
+            cpus.push(*c)
+                .map_err(|_| CaseError::TooLong(crate::limit::POLICY_CPUS_MAX))?;
             rqs.push(r.rq(gov.capacity))
-                .map_err(|_| CaseError::TooLong)?;
+                .map_err(|_| CaseError::TooLong(crate::limit::POLICY_CPUS_MAX))?;
         }
         for id in per_cpu.keys() {
             position(&ids, *id, "init.per_cpu")?;
@@ -927,7 +931,7 @@ impl Sequence for SharedFreqSequence {
                     util: c.util,
                     bw_min: c.bw_min,
                 })
-                .map_err(|_| CaseError::TooLong)?;
+                .map_err(|_| CaseError::TooLong(crate::limit::POLICY_CPUS_MAX))?;
         }
         a.per_cpu = Some(per_cpu);
         if let Some(t) = trace {
