@@ -109,7 +109,10 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
         cx.extension(m, &mut group_cfg, &mut global.0)?;
     }
     let Some(tasks_m) = tasks else {
-        let fragment = if top.iter().any(|m| m.key == "global" || m.key == "resources") {
+        let fragment = if top
+            .iter()
+            .any(|m| m.key == "global" || m.key == "resources")
+        {
             " (a file with only global or resources is a fragment for rt-app's doc/merge.py, not a use case rt-app runs)"
         } else {
             ""
@@ -755,7 +758,10 @@ impl Ctx<'_> {
                             return Err(self.err(
                                 m.value.at,
                                 &kpath,
-                                format!("expected an array of NUMA nodes, found {}", m.value.value.kind()),
+                                format!(
+                                    "expected an array of NUMA nodes, found {}",
+                                    m.value.value.kind()
+                                ),
                             ));
                         }
                         self.ignore(m, &kpath, "NUMA memory binding; no CPU scheduling effect");
@@ -1096,7 +1102,6 @@ impl Ctx<'_> {
         self.group_path(s, m.value.at, &p)
     }
 
-
     fn task(
         &mut self,
         m: &Member,
@@ -1144,7 +1149,9 @@ impl Ctx<'_> {
                     self.warn(
                         d.value.at,
                         &p,
-                        format!("delay {v}: rt-app waits only for a positive delay and starts at once"),
+                        format!(
+                            "delay {v}: rt-app waits only for a positive delay and starts at once"
+                        ),
                     );
                 }
                 u64::from(v.max(0).unsigned_abs()) * 1000
@@ -1337,9 +1344,8 @@ impl Ctx<'_> {
         names: &[&str],
     ) -> Result<Event, WorkloadError> {
         let v = &m.value;
-        let name = |cx: &Self| -> Result<String, WorkloadError> {
-            Ok(cx.string(v, path)?.to_string())
-        };
+        let name =
+            |cx: &Self| -> Result<String, WorkloadError> { Ok(cx.string(v, path)?.to_string()) };
         let bytes = |cx: &Self| -> Result<u64, WorkloadError> {
             let b = cx.int(v, path)?;
             u64::try_from(b).map_err(|_| cx.err(v.at, path, format!("negative size: {b} bytes")))
@@ -1481,7 +1487,10 @@ impl Ctx<'_> {
                 self.warn(
                     m.at,
                     &kpath,
-                    format!("unknown key: rt-app ignores it (this event reads {})", allowed.join(", ")),
+                    format!(
+                        "unknown key: rt-app ignores it (this event reads {})",
+                        allowed.join(", ")
+                    ),
                 );
                 continue;
             }
