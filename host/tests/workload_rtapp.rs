@@ -333,7 +333,8 @@ fn hostile_inputs_are_errors_or_warnings_never_panics() {
         }
     }
     assert!(ok > 5, "{ok}");
-    // Many duplicates of one key, each a warning: linear, not quadratic, and bounded.
+    // Many duplicates of one key: the last value; at most 1000 notes are kept, then one
+    // warning counts the rest.
     let members: Vec<String> = (0..20_000).map(|i| format!(r#""run": {i}"#)).collect();
     let text = format!(r#"{{"tasks": {{"t": {{{}}}}}}}"#, members.join(","));
     let w = parse(&text).unwrap();
@@ -344,7 +345,33 @@ fn hostile_inputs_are_errors_or_warnings_never_panics() {
             work_ns: 19_999 * US
         }
     );
-    assert_eq!(w.warnings().len(), 19_999);
+    let warnings = w.warnings();
+    assert_eq!(warnings.len(), 1001);
+    assert_eq!(
+        warnings[1000].reason,
+        "18999 more warnings or ignored keys are not listed (at most 1000 are kept)"
+    );
+    // A megabyte-long key is cut in paths and messages: a warning per duplicate below it
+    // stays small however many there are.
+    let long = "k".repeat(1 << 20);
+    let unknown: Vec<String> = (0..2_000).map(|i| format!(r#""x": {i}"#)).collect();
+    let text = format!(
+        r#"{{"tasks": {{"t": {{"run": 1, "{long}": {{{}}}}}}}}}"#,
+        unknown.join(",")
+    );
+    let w = parse(&text).unwrap();
+    assert_eq!(w.warnings().len(), 1001);
+    let size: usize = w
+        .warnings()
+        .iter()
+        .map(|k| k.path.len() + k.reason.len())
+        .sum();
+    assert!(size < 1 << 20, "{size}");
+    // A task name that long is refused: every event's path would copy it.
+    let text = format!(r#"{{"tasks": {{"{long}": {{"run": 1}}}}}}"#);
+    assert!(parse(&text)
+        .unwrap_err()
+        .ends_with("name longer than 256 characters"));
 }
 
 #[test]

@@ -67,6 +67,15 @@ const UCLAMP_MAX: i32 = 1024;
 /// `sched_runtime` clamped to `NSEC_PER_MSEC / 10 ..= NSEC_PER_MSEC * 100`).
 const SLICE_NS: std::ops::RangeInclusive<u64> = 100_000..=100_000_000;
 
+/// Longest key kept whole in a JSON path (longer ones end in `…`).
+const MAX_KEY_IN_PATH: usize = 200;
+/// Longest task or phase name: far above any real one (the kernel keeps 15 characters of
+/// a thread name), low enough that the paths built per event stay small.
+const MAX_NAME: usize = 256;
+/// Most notes (warnings and keys without effect) kept per file; the rest are counted in
+/// a last warning, so a file of a million duplicate keys stays small in memory.
+const MAX_NOTES: usize = 1000;
+
 /// Parses rt-app JSON text; `origin` names the file in errors.
 pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     let root = json::parse(text).map_err(|e| WorkloadError::Syntax {
@@ -77,6 +86,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     let mut cx = Ctx {
         origin,
         ignored: Vec::new(),
+        dropped: 0,
     };
     let root = cx.json_c(root, "");
     let top = cx.object(&root, "(root)")?;
@@ -138,6 +148,18 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     cx.unpaired_suspends(&specs);
     let groups = build_groups(&specs, &group_cfg);
     cx.ignored.sort_by_key(|k| k.at);
+    if cx.dropped > 0 {
+        let last = cx.ignored.last().map_or(root.at, |k| k.at);
+        cx.ignored.push(IgnoredKey {
+            path: "(file)".to_string(),
+            at: last,
+            reason: format!(
+                "{} more warnings or ignored keys are not listed (at most {MAX_NOTES} are kept)",
+                cx.dropped
+            ),
+            warning: true,
+        });
+    }
     let w = Workload {
         origin: origin.to_string(),
         format: Format::RtApp,
@@ -289,6 +311,8 @@ struct Attrs<'n> {
 struct Ctx<'a> {
     origin: &'a str,
     ignored: Vec<IgnoredKey>,
+    /// Notes past [`MAX_NOTES`], not kept.
+    dropped: usize,
 }
 
 impl Ctx<'_> {
@@ -303,22 +327,25 @@ impl Ctx<'_> {
 
     /// A key accepted without scheduling effect.
     fn ignore(&mut self, m: &Member, path: &str, reason: impl Into<String>) {
-        self.ignored.push(IgnoredKey {
-            path: path.to_string(),
-            at: m.at,
-            reason: reason.into(),
-            warning: false,
-        });
+        self.note(m.at, path, reason.into(), false);
     }
 
     /// Something rt-app accepts that the file probably does not mean, or that schedmath
     /// only approximates.
     fn warn(&mut self, at: Loc, path: &str, msg: impl Into<String>) {
+        self.note(at, path, msg.into(), true);
+    }
+
+    fn note(&mut self, at: Loc, path: &str, reason: String, warning: bool) {
+        if self.ignored.len() >= MAX_NOTES {
+            self.dropped += 1;
+            return;
+        }
         self.ignored.push(IgnoredKey {
             path: path.to_string(),
             at,
-            reason: msg.into(),
-            warning: true,
+            reason,
+            warning,
         });
     }
 
@@ -331,17 +358,22 @@ impl Ctx<'_> {
                 let mut out: Vec<Member> = Vec::with_capacity(members.len());
                 let mut index: HashMap<String, usize> = HashMap::with_capacity(members.len());
                 for m in members {
-                    let kpath = join(path, &m.key);
-                    let value = self.json_c(m.value, &kpath);
+                    let nested = matches!(m.value.value, Value::Object(_) | Value::Array(_));
+                    let value = if nested {
+                        self.json_c(m.value, &join(path, &m.key))
+                    } else {
+                        m.value
+                    };
                     if let Some(&i) = index.get(&m.key) {
+                        let kpath = join(path, &m.key);
                         let hint = if event_kind(&m.key).is_some() {
-                            format!("; rt-app runs this event once (name repeated events apart: {0}0, {0}1, ...)", m.key)
+                            format!("; rt-app runs this event once (name repeated events apart: {0}0, {0}1, ...)", short(&m.key))
                         } else {
                             String::new()
                         };
                         let msg = format!(
                             "duplicate key: json-c keeps one \"{}\", at the first one's place (line {}), with this last value (line {}){hint}",
-                            m.key, out[i].at.line, value.at.line
+                            short(&m.key), out[i].at.line, value.at.line
                         );
                         self.warn(m.at, &kpath, msg);
                         out[i].value = value;
@@ -360,7 +392,12 @@ impl Ctx<'_> {
                 items
                     .into_iter()
                     .enumerate()
-                    .map(|(i, x)| self.json_c(x, &format!("{path}[{i}]")))
+                    .map(|(i, x)| match x.value {
+                        Value::Object(_) | Value::Array(_) => {
+                            self.json_c(x, &format!("{path}[{i}]"))
+                        }
+                        _ => x,
+                    })
                     .collect(),
             ),
             v => v,
@@ -772,7 +809,10 @@ impl Ctx<'_> {
                     self.warn(
                         m.at,
                         &kpath,
-                        format!("\"{}\" is a task key: rt-app ignores it in a phase", m.key),
+                        format!(
+                            "\"{}\" is a task key: rt-app ignores it in a phase",
+                            short(&m.key)
+                        ),
                     );
                     continue;
                 }
@@ -1109,6 +1149,7 @@ impl Ctx<'_> {
         names: &[&str],
     ) -> Result<TaskSpec, WorkloadError> {
         let path = join("tasks", &m.key);
+        self.name_fits(m, &path)?;
         let members = self.object(&m.value, &path)?;
         let (a, events) = self.split(members, &path, Level::Task)?;
         let (policy, prio) = default_policy.model();
@@ -1240,6 +1281,7 @@ impl Ctx<'_> {
         state: &mut State,
         names: &[&str],
     ) -> Result<Phase, WorkloadError> {
+        self.name_fits(m, path)?;
         let members = self.object(&m.value, path)?;
         let (a, events) = self.split(members, path, Level::Phase)?;
         let loops = match a.loops {
@@ -1274,6 +1316,18 @@ impl Ctx<'_> {
             group,
             events,
         })
+    }
+
+    /// A task or phase name of at most [`MAX_NAME`] characters.
+    fn name_fits(&self, m: &Member, path: &str) -> Result<(), WorkloadError> {
+        if m.key.chars().nth(MAX_NAME).is_some() {
+            return Err(self.err(
+                m.at,
+                path,
+                format!("name longer than {MAX_NAME} characters"),
+            ));
+        }
+        Ok(())
     }
 
     /// What rt-app and the kernel refuse about the attributes in effect.
@@ -1376,7 +1430,7 @@ impl Ctx<'_> {
                         self.warn(
                             v.at,
                             path,
-                            format!("rt-app ignores suspend's value \"{s}\": the thread suspends on its task object's name \"{task}\""),
+                            format!("rt-app ignores suspend's value \"{}\": the thread suspends on its task object's name \"{}\"", short(s), short(task)),
                         );
                     }
                 }
@@ -1425,7 +1479,7 @@ impl Ctx<'_> {
                             self.warn(
                                 p.value.at,
                                 &mpath,
-                                format!("timer mode \"{s}\": rt-app reads it as {is} (absolute when it starts with \"absolute\", else relative)"),
+                                format!("timer mode \"{}\": rt-app reads it as {is} (absolute when it starts with \"absolute\", else relative)", short(s)),
                             );
                         }
                         mode
@@ -1547,7 +1601,7 @@ impl Ctx<'_> {
                 self.warn(
                     *at,
                     path,
-                    format!("suspends on \"{name}\" but no task resumes it: the thread blocks there until the use case ends"),
+                    format!("suspends on \"{}\" but no task resumes it: the thread blocks there until the use case ends", short(name)),
                 );
             }
         }
@@ -1556,7 +1610,7 @@ impl Ctx<'_> {
                 self.warn(
                     *at,
                     path,
-                    format!("resumes \"{name}\" but no thread suspends on it (rt-app suspends each thread on its task object's name): the wake-up is lost"),
+                    format!("resumes \"{}\" but no thread suspends on it (rt-app suspends each thread on its task object's name): the wake-up is lost", short(name)),
                 );
             }
         }
@@ -1599,9 +1653,21 @@ struct State {
     group: String,
 }
 
+/// `key` cut to [`MAX_KEY_IN_PATH`] characters (longer ones end in `…`), for messages.
+fn short(key: &str) -> std::borrow::Cow<'_, str> {
+    match key.char_indices().nth(MAX_KEY_IN_PATH) {
+        Some((cut, _)) => format!("{}…", &key[..cut]).into(),
+        None => key.into(),
+    }
+}
+
+/// `path.key`, the key cut to [`MAX_KEY_IN_PATH`] characters: paths are built per
+/// member and copied into every warning, so a hostile megabyte-long key must not make
+/// them quadratic.
 fn join(path: &str, key: &str) -> String {
+    let key = short(key);
     if path.is_empty() {
-        key.to_string()
+        key.into_owned()
     } else {
         format!("{path}.{key}")
     }
