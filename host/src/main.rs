@@ -81,15 +81,18 @@ enum Cmd {
 enum WorkloadCmd {
     /// Parse and validate a workload; print its tasks, phases and events.
     ///
-    /// `.json` files are read as rt-app reads them (comments, trailing commas, repeated
-    /// event keys such as `run`/`sleep`); `.toml` files are the periodic form. Every
-    /// duration is shown exactly (integer ns underneath). A key rt-app does not know,
-    /// or one schedmath does not model, is an error naming file:line:column and the
-    /// key path (exit code 2).
+    /// `.json` files are read as rt-app reads them (comments, trailing commas, a
+    /// repeated key collapsed as json-c does); `.toml` files are the periodic form.
+    /// Every duration is shown exactly (integer ns underneath). A key rt-app ignores, a
+    /// duplicate key or a setting schedmath only approximates is a warning (listed in
+    /// the summary; an error with --strict); what rt-app refuses, or schedmath cannot
+    /// model, is an error naming file:line:column and the key path (exit code 2).
     ///
     /// Example: schedmath workload check fixtures/workloads/phases.json --nr-cpus 6
     ///
     /// Example: schedmath workload check --verbose --json fixtures/workloads/periodic.toml
+    ///
+    /// Example: schedmath workload check --strict fixtures/workloads/sync.json
     Check {
         /// The workload file (`.json`: rt-app; `.toml`: periodic form).
         file: PathBuf,
@@ -102,6 +105,10 @@ enum WorkloadCmd {
         /// Print the parsed model as JSON instead of the summary.
         #[arg(long)]
         json: bool,
+        /// Treat warnings (keys rt-app ignores, duplicate keys, approximations) as
+        /// errors: print them on stderr and exit with code 2.
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -288,6 +295,9 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
     let platform = schedmath_host::platform::Platform::load(&c.platform)?;
     let w = schedmath_host::workload::Workload::load(&c.workload)?;
     w.validate(platform.nr_cpus())?;
+    for line in schedmath_host::workload::show::warning_lines(&w) {
+        eprintln!("{line}");
+    }
     let tasks = tasks_from_workload(&w)?;
     let duration_ns = c
         .duration
@@ -368,11 +378,23 @@ fn workload_check(
     nr_cpus: Option<usize>,
     verbose: bool,
     json: bool,
+    strict: bool,
 ) -> anyhow::Result<bool> {
     use schedmath_host::workload::{show, Workload};
     let w = Workload::load(file)?;
     if let Some(n) = nr_cpus {
         w.validate(n)?;
+    }
+    let warnings = show::warning_lines(&w);
+    if strict && !warnings.is_empty() {
+        for line in &warnings {
+            eprintln!("{line}");
+        }
+        anyhow::bail!(
+            "{}: {} warning(s), refused by --strict",
+            file.display(),
+            warnings.len()
+        );
     }
     let text = if json {
         let mut t = serde_json::to_string_pretty(&w)?;
@@ -406,7 +428,8 @@ fn main() -> ExitCode {
             nr_cpus,
             verbose,
             json,
-        }) => workload_check(&file, nr_cpus, verbose, json),
+            strict,
+        }) => workload_check(&file, nr_cpus, verbose, json, strict),
     };
     schedmath_host::exit_code(result)
 }

@@ -303,6 +303,11 @@ fn load(file: &Path) -> Result<(StudyFile, Vec<Job>), StudyError> {
             case: c.label.clone(),
             source: Box::new(e),
         })?;
+        // What rt-app would ignore or schedmath approximates reaches the user, as with
+        // `simulate`.
+        for line in crate::workload::show::warning_lines(&base) {
+            eprintln!("{line}");
+        }
         let values: Vec<Option<u32>> = match &c.sweep {
             None => vec![None],
             Some(s) if s.values.is_empty() => {

@@ -72,3 +72,54 @@ fn missing_file_and_unknown_kind_fail_with_exit_code_2() {
         "error: Cargo.lock: unknown workload kind: use .json (rt-app) or .toml (periodic form)\n"
     );
 }
+
+#[test]
+fn warnings_are_listed_and_strict_makes_them_errors() {
+    let f = "fixtures/workloads/rtapp/ignored-and-duplicate-keys.json";
+    let (code, out, err) = check(&[f]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(
+        out.contains("warnings (6):\n  line 6: global.frag: unknown global key: rt-app ignores it"),
+        "{out}"
+    );
+    let (code, out, err) = check(&["--strict", f]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 7, "{err}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "warning: {f}:6:31: global.frag: unknown global key"
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        lines[6],
+        format!("error: {f}: 6 warning(s), refused by --strict")
+    );
+    // No warning: --strict changes nothing.
+    let (code, _, err) = check(&["--strict", "fixtures/workloads/sync.json"]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn simulate_prints_the_warnings_on_stderr() {
+    let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .args([
+            "simulate",
+            "--platform",
+            "fixtures/platforms/orion-o6.toml",
+            "--workload",
+            "fixtures/workloads/rtapp/policies.json",
+            "--duration",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("warning: fixtures/workloads/rtapp/policies.json:8:15: tasks.batch.policy: SCHED_BATCH is simulated as SCHED_OTHER"));
+    assert!(lines[1].contains("tasks.dl: SCHED_DEADLINE (runtime 2000 µs"));
+}

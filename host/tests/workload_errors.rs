@@ -12,6 +12,12 @@ fn rtapp(text: &str) -> String {
         .to_string()
 }
 
+/// The warnings of a file that parses, as `workload check` prints them.
+fn warnings(text: &str) -> Vec<String> {
+    let w = Workload::from_str_with_ext(text, "w.json", Some("json")).unwrap();
+    schedmath_host::workload::show::warning_lines(&w)
+}
+
 fn periodic(text: &str) -> String {
     Workload::from_str_with_ext(text, "w.toml", Some("toml"))
         .unwrap_err()
@@ -28,36 +34,52 @@ fn bad_json_names_the_line() {
     );
     assert_eq!(
         rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1.5 } } }"),
-        "w.json:1:31: tasks.t.run: expected an integer, found a non-integer number"
+        "w.json:1:31: tasks.t.run: expected an integer, found a non-integer number: \"run\" is a run event (the key starts with \"run\"), and rt-app exits on a mismatched event"
     );
 }
 
 #[test]
-fn unknown_event_or_key() {
+fn unknown_keys_are_warnings_as_rt_app_ignores_them() {
     let text = "{\n \"tasks\" : {\n  \"t\" : {\n   \"run\" : 10,\n   \"spin\" : 10\n  }\n }\n}";
     assert_eq!(
-        rtapp(text),
-        "w.json:5:4: tasks.t.spin: unknown task key \"spin\" (not an rt-app event or task attribute)"
+        warnings(text),
+        ["warning: w.json:5:4: tasks.t.spin: unknown task key: rt-app ignores it (not an event, not a task attribute)"]
     );
     let text = "{ \"tasks\" : { \"t\" : { \"phases\" : { \"p\" : { \"run\" : 1, \"instance\" : 2 } } } } }";
     assert_eq!(
-        rtapp(text),
-        "w.json:1:55: tasks.t.phases.p.instance: unknown phase key \"instance\" (not an rt-app event or phase attribute)"
+        warnings(text),
+        ["warning: w.json:1:55: tasks.t.phases.p.instance: \"instance\" is a task key: rt-app ignores it in a phase"]
     );
     let text = "{ \"global\" : { \"duration\" : 1, \"colour\" : \"red\" }, \"tasks\" : { \"t\" : { \"run\" : 1 } } }";
-    assert!(rtapp(text)
-        .starts_with("w.json:1:32: global.colour: unknown global key (rt-app knows duration, "));
+    assert!(warnings(text)[0]
+        .starts_with("warning: w.json:1:32: global.colour: unknown global key: rt-app ignores it (it reads duration, "));
     assert_eq!(
-        rtapp("{ \"task\" : {} }"),
-        "w.json:1:3: task: unknown top-level key (rt-app knows global, tasks, resources; schedmath adds schedmath)"
+        warnings("{ \"task\" : {}, \"tasks\" : { \"t\" : { \"run\" : 1 } } }"),
+        ["warning: w.json:1:3: task: unknown top-level key: rt-app reads global, tasks and resources only and ignores it"]
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"fork\" : \"t\" } } }"),
-        "w.json:1:34: tasks.t.fork: fork events are not modelled by schedmath (give the task instances instead)"
+        warnings("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"timer\" : { \"period\" : 5, \"ref\" : \"a\", \"phase\" : 1 } } } }"),
+        ["warning: w.json:1:73: tasks.t.timer.phase: unknown key: rt-app ignores it (this event reads ref, period, mode)"]
+    );
+}
+
+#[test]
+fn unknown_or_mismatched_events_are_errors_as_rt_app_exits_on_them() {
+    assert_eq!(
+        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"lock_order\" : [\"m\"] } } }"),
+        "w.json:1:49: tasks.t.lock_order: expected a string, found an array: \"lock_order\" is a lock event (the key starts with \"lock\"), and rt-app exits on a mismatched event"
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"timer\" : { \"period\" : 5, \"ref\" : \"a\", \"phase\" : 1 } } } }"),
-        "w.json:1:73: tasks.t.timer.phase: unknown key (this event has ref, period, mode)"
+        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"fork\" : \"u\" } } }"),
+        "w.json:1:43: tasks.t.fork: fork of \"u\": no task object has that name (rt-app exits: \"Can't fork unknown task\")"
+    );
+    assert_eq!(
+        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"memrun\" : { \"type\" : \"read\", \"size\" : 64, \"count\" : 64 } } } }"),
+        "w.json:1:34: tasks.t.memrun: memrun is not modelled: its time depends on the cache and memory hierarchy (read/write/chase over a buffer), which schedmath does not simulate; use mem or run"
+    );
+    assert_eq!(
+        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"sem_post\" : \"s\" } } }"),
+        "w.json:1:34: tasks.t.sem_post: POSIX semaphores (sem_post/sem_wait) are not simulated yet"
     );
 }
 
@@ -72,8 +94,8 @@ fn negative_and_overflowing_durations() {
         "w.json:1:31: tasks.t.run: 2147483648 does not fit rt-app's C int (-2147483648..=2147483647)"
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"delay\" : -1, \"run\" : 1 } } }"),
-        "w.json:1:33: tasks.t.delay: negative duration: -1 µs"
+        warnings("{ \"tasks\" : { \"t\" : { \"delay\" : -1, \"run\" : 1 } } }"),
+        ["warning: w.json:1:33: tasks.t.delay: delay -1: rt-app waits only for a positive delay and starts at once"]
     );
 }
 
@@ -88,8 +110,8 @@ fn empty_phases_and_phases_without_events() {
         "w.json:1:36: tasks.t.phases.p: no events (rt-app: a task must have events or it is useless)"
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"phases\" : { \"p\" : { \"run\" : 2 } } } } }"),
-        "w.json:1:23: tasks.t.run: events beside \"phases\" are ignored by rt-app; move them into a phase"
+        warnings("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"phases\" : { \"p\" : { \"run\" : 2 } } } } }"),
+        ["warning: w.json:1:23: tasks.t.run: event beside \"phases\": rt-app ignores it; move it into a phase"]
     );
 }
 
@@ -111,16 +133,16 @@ fn affinity_beyond_the_platform() {
 #[test]
 fn unknown_or_unmodelled_policy() {
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"policy\" : \"SCHED_BATCH\", \"run\" : 1 } } }"),
-        "w.json:1:34: tasks.t.policy: unknown policy \"SCHED_BATCH\" (rt-app knows SCHED_OTHER, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"
+        rtapp("{ \"tasks\" : { \"t\" : { \"policy\" : \"SCHED_EDF\", \"run\" : 1 } } }"),
+        "w.json:1:34: tasks.t.policy: unknown policy \"SCHED_EDF\" (rt-app knows SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"
     );
     assert_eq!(
         rtapp("{ \"global\" : { \"default_policy\" : \"SCHED_DEADLINE\" }, \"tasks\" : { \"t\" : { \"run\" : 1 } } }"),
-        "w.json:1:35: global.default_policy: SCHED_DEADLINE is not modelled by schedmath (the simulator has no deadline class)"
+        "w.json:1:67: tasks.t: SCHED_DEADLINE without dl-runtime: the kernel refuses a zero runtime (sched_setattr EINVAL), so rt-app exits"
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"dl-runtime\" : 100, \"run\" : 1 } } }"),
-        "w.json:1:23: tasks.t.dl-runtime: SCHED_DEADLINE parameters (and the EEVDF custom slice that dl-runtime sets on SCHED_OTHER) are not modelled by schedmath"
+        rtapp("{ \"tasks\" : { \"t\" : { \"policy\" : \"SCHED_DEADLINE\", \"dl-runtime\" : 100, \"dl-period\" : 50, \"run\" : 1 } } }"),
+        "w.json:1:15: tasks.t: SCHED_DEADLINE needs runtime <= deadline <= period (the kernel's __checkparam_dl): 100 µs, 50 µs, 50 µs"
     );
     assert_eq!(
         rtapp("{ \"tasks\" : { \"t\" : { \"policy\" : \"SCHED_FIFO\", \"priority\" : 0, \"run\" : 1 } } }"),
@@ -128,7 +150,7 @@ fn unknown_or_unmodelled_policy() {
     );
     assert_eq!(
         rtapp("{ \"tasks\" : { \"t\" : { \"policy\" : \"SCHED_RR\", \"taskgroup\" : \"/g\", \"run\" : 1 } } }"),
-        "w.json:1:15: tasks.t: taskgroup \"/g\" with SCHED_RR: rt-app supports taskgroups for SCHED_OTHER and SCHED_IDLE only"
+        "w.json:1:15: tasks.t: taskgroup \"/g\" with SCHED_RR: rt-app supports taskgroups for SCHED_OTHER, SCHED_BATCH and SCHED_IDLE only"
     );
 }
 
@@ -136,7 +158,7 @@ fn unknown_or_unmodelled_policy() {
 fn timers() {
     assert_eq!(
         rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"timer\" : { \"ref\" : \"a\" } } } }"),
-        "w.json:1:44: tasks.t.timer: timer period is 0 or missing (a timer needs a period > 0 µs)"
+        "w.json:1:44: tasks.t.timer: timer period is 0 or missing (rt-app would never sleep; a timer needs a period > 0 µs)"
     );
     let text = "{ \"tasks\" : {\n \"a\" : { \"run\" : 1, \"timer\" : { \"ref\" : \"tick\", \"period\" : 10, \"mode\" : \"absolute\" } },\n \"b\" : { \"run\" : 1, \"timer\" : { \"ref\" : \"tick\", \"period\" : 10 } } } }";
     assert_eq!(
@@ -144,8 +166,8 @@ fn timers() {
         "w.json:3:21: tasks.b.timer: timer \"tick\" is relative here but absolute at line 2 (rt-app keeps one mode per timer)"
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"timer\" : { \"period\" : 10, \"mode\" : \"periodic\" } } } }"),
-        "w.json:1:70: tasks.t.timer.mode: unknown timer mode \"periodic\" (relative or absolute)"
+        warnings("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"timer\" : { \"period\" : 10, \"mode\" : \"periodic\" } } } }"),
+        ["warning: w.json:1:70: tasks.t.timer.mode: timer mode \"periodic\": rt-app reads it as relative (absolute when it starts with \"absolute\", else relative)"]
     );
 }
 
@@ -175,20 +197,20 @@ fn unknown_references() {
         "w.json:1:34: tasks.t.barrier: barrier \"b\" has 1 thread(s); a barrier synchronises at least 2"
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"resume\" : \"nobody\" } } }"),
-        "w.json:1:34: tasks.t.resume: resumes \"nobody\" but no task suspends on it"
+        warnings("{ \"tasks\" : { \"t\" : { \"run\" : 1, \"resume\" : \"nobody\" } } }"),
+        ["warning: w.json:1:34: tasks.t.resume: resumes \"nobody\" but no thread suspends on it (rt-app suspends each thread on its task object's name): the wake-up is lost"]
     );
 }
 
 #[test]
 fn other_attribute_errors() {
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"loop\" : 2, \"loop\" : 3, \"run\" : 1 } } }"),
-        "w.json:1:35: tasks.t.loop: duplicate key (first at line 1)"
+        warnings("{ \"tasks\" : { \"t\" : { \"loop\" : 2, \"loop\" : 3, \"run\" : 1 } } }"),
+        ["warning: w.json:1:35: tasks.t.loop: duplicate key: json-c keeps one \"loop\", at the first one's place (line 1), with this last value (line 1)"]
     );
     assert_eq!(
-        rtapp("{ \"tasks\" : { \"t\" : { \"loop\" : 0, \"run\" : 1 } } }"),
-        "w.json:1:32: tasks.t.loop: loop 0: -1 (forever) or at least 1"
+        rtapp("{ \"tasks\" : { \"t\" : { \"loop\" : 0, \"phases\" : { \"p\" : { \"run\" : 1 } } } } }"),
+        "w.json:1:32: tasks.t.loop: loop 0: rt-app starts the thread but runs none of its phases; give the task \"instance\": 0 instead"
     );
     assert_eq!(
         rtapp(
@@ -209,8 +231,8 @@ fn other_attribute_errors() {
         "w.json:1:91: schedmath.taskgroups./g.shares: shares 1 out of the kernel's 2..=262144"
     );
     assert_eq!(
-        rtapp("{ \"global\" : { \"duration\" : 0 }, \"tasks\" : { \"t\" : { \"run\" : 1 } } }"),
-        "w.json:1:29: global.duration: duration 0: -1 (until every task ends) or a positive number of seconds"
+        warnings("{ \"global\" : { \"duration\" : 0 }, \"tasks\" : { \"t\" : { \"run\" : 1 } } }"),
+        ["warning: w.json:1:29: global.duration: duration 0: rt-app runs until every task ends (as with -1) when it is not positive"]
     );
     assert_eq!(
         rtapp("{ \"tasks\" : { \"t\" : { \"instance\" : 2000000000, \"run\" : 1 } } }"),
@@ -222,7 +244,7 @@ fn other_attribute_errors() {
     );
     assert_eq!(
         rtapp("{ \"global\" : {} }"),
-        "w.json:1:1: tasks: missing: a workload needs a \"tasks\" object"
+        "w.json:1:1: tasks: missing: a workload needs a \"tasks\" object (a file with only global or resources is a fragment for rt-app's doc/merge.py, not a use case rt-app runs)"
     );
 }
 
@@ -255,7 +277,8 @@ fn dir() -> PathBuf {
 #[test]
 fn truncated_and_mutated_files_are_errors_never_panics() {
     let mut parsed = 0usize;
-    for entry in std::fs::read_dir(dir()).unwrap() {
+    let ours = std::fs::read_dir(dir().join("rtapp")).unwrap();
+    for entry in std::fs::read_dir(dir()).unwrap().chain(ours) {
         let path = entry.unwrap().path();
         let ext = path
             .extension()

@@ -50,7 +50,8 @@ pub struct Workload {
     pub tasks: Vec<TaskSpec>,
     /// Task groups (cgroups), parents before children; the root `/` is implied.
     pub groups: Vec<TaskGroup>,
-    /// Keys rt-app accepts that do not change scheduling (see [`Workload::ignored_keys`]).
+    /// Keys rt-app accepts that do not change scheduling (see [`Workload::ignored_keys`])
+    /// and warnings (see [`Workload::warnings`]), in file order.
     pub ignored: Vec<IgnoredKey>,
 }
 
@@ -100,15 +101,20 @@ pub struct IrqShare {
 /// gives 1 once irq util reaches the capacity).
 pub const IRQ_PCT_RANGE: std::ops::RangeInclusive<u32> = 1..=90;
 
-/// A key accepted but without effect on the model (logging, calibration, NUMA, ...).
+/// A key accepted but without effect on the model (logging, calibration, NUMA, ...), or
+/// a warning: something rt-app accepts that the file probably does not mean (a key rt-app
+/// ignores, a duplicate key json-c collapses) or that schedmath only approximates.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IgnoredKey {
     /// JSON path of the key.
     pub path: String,
     /// Where it is.
     pub at: Loc,
-    /// Why it does not matter here.
-    pub reason: &'static str,
+    /// Why it does not matter here, or what the warning is.
+    pub reason: String,
+    /// A warning (printed by `workload check` and `simulate`, an error with `--strict`)
+    /// rather than a key without scheduling effect (listed by `--verbose`).
+    pub warning: bool,
 }
 
 /// A scheduling policy schedmath models (`SCHED_DEADLINE` is rejected by the readers).
@@ -436,8 +442,14 @@ fn no_such_cpu(cpu: usize, nr_cpus: usize) -> String {
 impl Workload {
     /// Keys the file sets that rt-app accepts but that do not change scheduling
     /// (for `--verbose`).
-    pub fn ignored_keys(&self) -> &[IgnoredKey] {
-        &self.ignored
+    pub fn ignored_keys(&self) -> Vec<&IgnoredKey> {
+        self.ignored.iter().filter(|k| !k.warning).collect()
+    }
+
+    /// What the reader warns about, in file order: keys rt-app ignores, duplicate keys
+    /// json-c collapses, settings the simulator only approximates.
+    pub fn warnings(&self) -> Vec<&IgnoredKey> {
+        self.ignored.iter().filter(|k| k.warning).collect()
     }
 
     /// The number of threads (sum of instances).
@@ -507,7 +519,6 @@ impl Workload {
     ///   broadcast or synced by some task (a `signal` nobody waits for is harmless, as
     ///   in rt-app);
     /// * a `barrier` needs at least two threads (instances count);
-    /// * a `suspend` needs a `resume` of its name somewhere, and vice versa;
     /// * a timer name is `relative` or `absolute`, never both (rt-app would make it
     ///   absolute for every user);
     /// * a finite task's nominal length ([`TaskSpec::nominal_ns`]) fits a u64 of ns, so
@@ -523,8 +534,6 @@ impl Workload {
             }
         }
         let mut wakers: BTreeSet<&str> = BTreeSet::new();
-        let mut suspends: BTreeMap<&str, (Loc, String)> = BTreeMap::new();
-        let mut resumes: BTreeMap<&str, (Loc, String)> = BTreeMap::new();
         let mut barriers: BTreeMap<&str, (usize, Loc, String)> = BTreeMap::new();
         let mut timers: BTreeMap<String, (TimerMode, Loc)> = BTreeMap::new();
         let mut waits: Vec<(&str, Loc, String)> = Vec::new();
@@ -555,12 +564,6 @@ impl Workload {
                         }
                         Event::Signal { cond } | Event::Broadcast { cond } => {
                             wakers.insert(cond);
-                        }
-                        Event::Suspend { name } => {
-                            suspends.entry(name).or_insert((e.at, path));
-                        }
-                        Event::Resume { name } => {
-                            resumes.entry(name).or_insert((e.at, path));
                         }
                         Event::Barrier { name } => {
                             let b = barriers.entry(name).or_insert((0, e.at, path));
@@ -633,24 +636,6 @@ impl Workload {
                     at,
                     path,
                     format!("waits on \"{cond}\" but no task signals, broadcasts or syncs it"),
-                ));
-            }
-        }
-        for (name, (at, path)) in &suspends {
-            if !resumes.contains_key(name) {
-                return Err(self.invalid(
-                    *at,
-                    path.clone(),
-                    format!("suspends on \"{name}\" but no task resumes it"),
-                ));
-            }
-        }
-        for (name, (at, path)) in &resumes {
-            if !suspends.contains_key(name) {
-                return Err(self.invalid(
-                    *at,
-                    path.clone(),
-                    format!("resumes \"{name}\" but no task suspends on it"),
                 ));
             }
         }

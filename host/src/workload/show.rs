@@ -181,17 +181,34 @@ pub fn render(w: &Workload, verbose: bool) -> String {
     for t in &w.tasks {
         render_task(&mut out, t);
     }
+    let warnings = w.warnings();
+    if !warnings.is_empty() {
+        let _ = writeln!(out, "warnings ({}):", warnings.len());
+        for k in warnings {
+            let _ = writeln!(out, "  line {}: {}: {}", k.at.line, k.path, k.reason);
+        }
+    }
     if verbose {
-        if w.ignored.is_empty() {
+        let ignored = w.ignored_keys();
+        if ignored.is_empty() {
             let _ = writeln!(out, "ignored keys: none");
         } else {
             let _ = writeln!(out, "ignored keys (accepted, no scheduling effect):");
-            for k in &w.ignored {
+            for k in ignored {
                 let _ = writeln!(out, "  line {}: {}: {}", k.at.line, k.path, k.reason);
             }
         }
     }
     out
+}
+
+/// The warnings as a compiler prints them, one a line:
+/// `warning: FILE:LINE:COLUMN: PATH: MESSAGE`.
+pub fn warning_lines(w: &Workload) -> Vec<String> {
+    w.warnings()
+        .iter()
+        .map(|k| format!("warning: {}:{}: {}: {}", w.origin, k.at, k.path, k.reason))
+        .collect()
 }
 
 #[cfg(test)]
