@@ -88,6 +88,19 @@ pub enum IdleGovernor {
     Menu,
 }
 
+/// The fair class's scheduling policy (VARIANTS.md §6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FairClass {
+    /// EEVDF (v6.6+) with delayed dequeue (v6.12), as in the fixtures' mainline.
+    #[default]
+    Eevdf,
+    /// The pre-EEVDF CFS of Linux 6.1 (`sched_slice`, GENTLE_FAIR_SLEEPERS placement,
+    /// wake-up granularity; no `group_smt_balance`, no rate limit on tg load updates).
+    CfsV6_1,
+}
+
 /// Every behaviour switch of the model. `Profile::default()` is mainline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -107,6 +120,8 @@ pub struct Profile {
     pub sched_idle_select: SchedIdleSelect,
     /// cpuidle governor.
     pub idle_governor: IdleGovernor,
+    /// Fair class: EEVDF or the 6.1 CFS.
+    pub fair: FairClass,
 }
 
 /// A profile name that is not in VARIANTS.md, or two names that set the same concern.
@@ -153,6 +168,7 @@ impl Profile {
         "pelt-mult2",
         "pelt-mult4",
         "util-est-pre-v6.9",
+        "fair-cfs",
     ];
 
     /// Mainline behaviour for every concern.
@@ -164,13 +180,14 @@ impl Profile {
         busy_filter: BusyFilter::UclampException,
         sched_idle_select: SchedIdleSelect::SchedIdleAsIdle,
         idle_governor: IdleGovernor::TeoMainline,
+        fair: FairClass::Eevdf,
     };
 
     /// Parses `name[+name...]`; each part changes one concern of mainline.
     pub fn from_name(name: &str) -> Result<Profile, ProfileError<'_>> {
         let mut p = Profile::MAINLINE;
         // Bit per concern, so `pelt-hl8+pelt-hl16` is refused rather than last-wins.
-        let mut set = 0u8;
+        let mut set = 0u16;
         for part in name.split('+') {
             let part = part.trim();
             let concern = match part {
@@ -213,6 +230,10 @@ impl Profile {
                     p.util_est = UtilEstVersion::PreV6_9;
                     7
                 }
+                "fair-cfs" => {
+                    p.fair = FairClass::CfsV6_1;
+                    8
+                }
                 _ => return Err(ProfileError::Unknown(part)),
             };
             if concern != 0 {
@@ -252,6 +273,7 @@ impl fmt::Display for Profile {
                 _ => Some("pelt-mult4"),
             },
             (self.util_est == UtilEstVersion::PreV6_9).then_some("util-est-pre-v6.9"),
+            (self.fair == FairClass::CfsV6_1).then_some("fair-cfs"),
         ];
         let mut first = true;
         for p in parts.into_iter().flatten() {
