@@ -15,7 +15,7 @@
 use super::max_vruntime;
 use super::sysctl::{FairSysctl, SCHED_NR_LATENCY, SYSCTL_SCHED_IDLE_MIN_GRANULARITY};
 use super::weight::{__calc_delta, calc_delta_fair, LoadWeight, NICE_0_LOAD};
-use crate::math::scale_load_down;
+use crate::math::SCHED_FIXEDPOINT_SHIFT;
 
 /// Deepest group hierarchy a [`sched_slice`] walk takes (the task's level plus nested
 /// task groups). cgroup v2 allows any depth; 8 covers systemd's slices and containers
@@ -146,7 +146,7 @@ pub fn sched_vslice(
 
 /// 6.1.y's long-sleeper cut-off: `2^63 / scale_load_down(NICE_0_LOAD)` ns (~104 days),
 /// beyond which a vruntime comparison with `min_vruntime` could overflow s64.
-pub const LONG_SLEEPER_NS: u64 = (1 << 63) / (NICE_0_LOAD >> 10);
+pub const LONG_SLEEPER_NS: u64 = (1 << 63) / (NICE_0_LOAD >> SCHED_FIXEDPOINT_SHIFT);
 
 /// `entity_is_long_sleeper()`: the task slept longer than [`LONG_SLEEPER_NS`] (strictly),
 /// by `rq_clock_task - exec_start`; a zero `exec_start` (never ran, or just migrated) or a
