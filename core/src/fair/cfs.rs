@@ -141,7 +141,10 @@ pub fn sched_vslice(
     sysctl: &FairSysctl,
     se: &mut LoadWeight,
 ) -> Option<u64> {
-    Some(calc_delta_fair(sched_slice(levels, env, features, sysctl)?, se))
+    Some(calc_delta_fair(
+        sched_slice(levels, env, features, sysctl)?,
+        se,
+    ))
 }
 
 /// 6.1.y's long-sleeper cut-off: `2^63 / scale_load_down(NICE_0_LOAD)` ns (~104 days),
@@ -326,7 +329,11 @@ mod tests {
     use crate::profile::Profile;
 
     fn sysctl(cpus: u32) -> FairSysctl {
-        update_sysctl(cpus, TunableScaling::Log, &Profile::from_name("fair-cfs").unwrap())
+        update_sysctl(
+            cpus,
+            TunableScaling::Log,
+            &Profile::from_name("fair-cfs").unwrap(),
+        )
     }
 
     fn lone() -> [SliceLevel; 1] {
@@ -346,7 +353,10 @@ mod tests {
         };
         let s = sched_slice(&lone(), &env, &CfsFeatures::default(), &sysctl(1));
         assert_eq!(s, Some(5_999_998));
-        assert_eq!(sched_slice(&[], &env, &CfsFeatures::default(), &sysctl(1)), None);
+        assert_eq!(
+            sched_slice(&[], &env, &CfsFeatures::default(), &sysctl(1)),
+            None
+        );
     }
 
     #[test]
@@ -368,7 +378,10 @@ mod tests {
             ..CfsPlaceEntity::default()
         };
         let p = place_entity(10_000_000, &mut se, false, 6, &lone(), &env, &f, &s).unwrap();
-        assert_eq!((p.base, p.vruntime, p.long_sleeper), (7_000_000, 7_000_000, false));
+        assert_eq!(
+            (p.base, p.vruntime, p.long_sleeper),
+            (7_000_000, 7_000_000, false)
+        );
         // Its own later vruntime is kept...
         se.vruntime = 8_000_000;
         let p = place_entity(10_000_000, &mut se, false, 6, &lone(), &env, &f, &s).unwrap();
@@ -389,7 +402,10 @@ mod tests {
         assert_eq!(wakeup_preempt_entity(1_000_001, 0, &mut nice0, &s), 1);
         assert_eq!(wakeup_preempt_entity(1_000_000, 0, &mut nice0, &s), 0);
         // A nice-19 waker (weight 15) needs curr 68 times further ahead.
-        let mut nice19 = LoadWeight { weight: 15 << 10, inv_weight: 286_331_153 };
+        let mut nice19 = LoadWeight {
+            weight: 15 << 10,
+            inv_weight: 286_331_153,
+        };
         assert_eq!(wakeup_gran(&mut nice19, &s), 68_266_666);
     }
 
@@ -412,7 +428,13 @@ mod tests {
         assert_eq!(run(6_000_000, 0), Some((true, TickPath::RanSlice)));
         assert_eq!(run(100, 0), Some((false, TickPath::BelowMinGranularity)));
         assert_eq!(run(1_000_000, 0), Some((false, TickPath::BehindLeftmost)));
-        assert_eq!(run(1_000_000, 1_000 + 5_999_999), Some((true, TickPath::ComparedGap)));
-        assert_eq!(run(1_000_000, 1_000 + 5_999_998), Some((false, TickPath::ComparedGap)));
+        assert_eq!(
+            run(1_000_000, 1_000 + 5_999_999),
+            Some((true, TickPath::ComparedGap))
+        );
+        assert_eq!(
+            run(1_000_000, 1_000 + 5_999_998),
+            Some((false, TickPath::ComparedGap))
+        );
     }
 }

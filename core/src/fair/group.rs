@@ -78,7 +78,8 @@ pub fn update_tg_load_avg(
     }
     match profile.fair {
         FairClass::Eevdf => {
-            if !cpu_active || now.wrapping_sub(grq.last_update_tg_load_avg) < TG_LOAD_AVG_RATE_LIMIT_NS
+            if !cpu_active
+                || now.wrapping_sub(grq.last_update_tg_load_avg) < TG_LOAD_AVG_RATE_LIMIT_NS
             {
                 return false;
             }
@@ -99,7 +100,12 @@ pub fn update_tg_load_avg(
 
 /// `clear_tg_load_avg()` (CPU going offline): withdraws this CPU's contribution and
 /// stamps the time; nothing for the root group.
-pub fn clear_tg_load_avg(is_root_tg: bool, now: u64, grq: &mut TgLoadContrib, tg_load_avg: &mut i64) {
+pub fn clear_tg_load_avg(
+    is_root_tg: bool,
+    now: u64,
+    grq: &mut TgLoadContrib,
+    tg_load_avg: &mut i64,
+) {
     if is_root_tg {
         return;
     }
@@ -119,9 +125,15 @@ mod tests {
         // An idle CPU of a busy group: load 0 → 0 shares → the floor 2, not 2048.
         assert_eq!(calc_group_shares(1 << 20, 0, 0, 3000, 0), Ok(2));
         // Alone on its CPU the group gets all its shares.
-        assert_eq!(calc_group_shares(1 << 20, NICE_0, 1024, 1024, 1024), Ok(1 << 20));
+        assert_eq!(
+            calc_group_shares(1 << 20, NICE_0, 1024, 1024, 1024),
+            Ok(1 << 20)
+        );
         // Two equally loaded CPUs: half each.
-        assert_eq!(calc_group_shares(1 << 20, NICE_0, 1024, 2048, 1024), Ok(1 << 19));
+        assert_eq!(
+            calc_group_shares(1 << 20, NICE_0, 1024, 2048, 1024),
+            Ok(1 << 19)
+        );
         // Zero tg_weight: no division, then clamped to tg_shares.
         assert_eq!(calc_group_shares(1 << 20, 0, 5, -5, 0), Ok(1 << 20));
         assert_eq!(calc_group_shares(i64::MIN, 0, 1, -2, 0), Err(DivideTrap));
@@ -136,15 +148,26 @@ mod tests {
         };
         let mut tg = 1000;
         // 0.5 ms later: rate-limited.
-        assert!(!update_tg_load_avg(false, true, 5_500_000, 2000, &mut grq, &mut tg, &p));
+        assert!(!update_tg_load_avg(
+            false, true, 5_500_000, 2000, &mut grq, &mut tg, &p
+        ));
         // A clock behind the stamp wraps to a huge difference: not limited.
-        assert!(update_tg_load_avg(false, true, 4_000_000, 2000, &mut grq, &mut tg, &p));
-        assert_eq!((tg, grq.tg_load_avg_contrib, grq.last_update_tg_load_avg), (2360, 2000, 4_000_000));
+        assert!(update_tg_load_avg(
+            false, true, 4_000_000, 2000, &mut grq, &mut tg, &p
+        ));
+        assert_eq!(
+            (tg, grq.tg_load_avg_contrib, grq.last_update_tg_load_avg),
+            (2360, 2000, 4_000_000)
+        );
         // A move of 31 on 2000 (<= 2000/64) is filtered.
-        assert!(!update_tg_load_avg(false, true, 9_000_000, 2031, &mut grq, &mut tg, &p));
+        assert!(!update_tg_load_avg(
+            false, true, 9_000_000, 2031, &mut grq, &mut tg, &p
+        ));
         // 6.1: no rate limit, no cpu_active test, no stamp.
         let cfs = Profile::from_name("fair-cfs").unwrap();
-        assert!(update_tg_load_avg(false, false, 0, 3000, &mut grq, &mut tg, &cfs));
+        assert!(update_tg_load_avg(
+            false, false, 0, 3000, &mut grq, &mut tg, &cfs
+        ));
         assert_eq!((tg, grq.last_update_tg_load_avg), (3360, 4_000_000));
     }
 
@@ -161,6 +184,9 @@ mod tests {
         assert!(update_tg_load_avg(false, true, 0, 0, &mut grq, &mut tg, &p));
         assert_eq!(tg, i64::MAX - 63);
         clear_tg_load_avg(false, 77, &mut grq, &mut tg);
-        assert_eq!((grq.tg_load_avg_contrib, grq.last_update_tg_load_avg, tg), (0, 77, i64::MAX - 63));
+        assert_eq!(
+            (grq.tg_load_avg_contrib, grq.last_update_tg_load_avg, tg),
+            (0, 77, i64::MAX - 63)
+        );
     }
 }

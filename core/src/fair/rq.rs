@@ -177,9 +177,7 @@ impl<const N: usize> EevdfRq<N> {
 
     /// The tree root's `min_vruntime`: the earliest vruntime in the tree.
     pub fn root_min_vruntime(&self) -> Option<u64> {
-        self.tree()
-            .map(|s| s.vruntime)
-            .reduce(min_vruntime)
+        self.tree().map(|s| s.vruntime).reduce(min_vruntime)
     }
 
     /// The tree root's `min_slice`: the shortest slice in the tree.
@@ -413,7 +411,7 @@ impl<const N: usize> EevdfRq<N> {
         let se = self.se_mut(i)?;
         let old = se.load.weight;
         let divisor = weight as i32; // div_s64() takes the low 32 bits
-        // `vlag * load.weight`: s64 times unsigned long, the same bits as a wrapping i64.
+                                     // `vlag * load.weight`: s64 times unsigned long, the same bits as a wrapping i64.
         se.vlag = div_s64(se.vlag.wrapping_mul(old as i64), divisor)?;
         if se.rel_deadline {
             let d = se.deadline.wrapping_mul(old) as i64; // u64 product read as s64
@@ -435,7 +433,12 @@ impl<const N: usize> EevdfRq<N> {
     /// `reweight_task_fair()` from `set_load_weight()` (renice, policy change): the
     /// table weight through [`Self::reweight_entity`] (so any re-placement uses the lazy
     /// inverse), then the table inverse is stored.
-    pub fn reweight_task(&mut self, i: usize, nice: i32, policy: FairPolicy) -> Result<(), RqError> {
+    pub fn reweight_task(
+        &mut self,
+        i: usize,
+        nice: i32,
+        policy: FairPolicy,
+    ) -> Result<(), RqError> {
         let lw = set_load_weight(nice, policy).ok_or(RqError::Nice(nice))?;
         self.reweight_entity(i, lw.weight)?;
         self.se_mut(i)?.load.inv_weight = lw.inv_weight;
@@ -493,7 +496,8 @@ mod tests {
             rq.add_entity(se).unwrap();
         }
         for i in 0..3 {
-            rq.enqueue_entity(i, EnqueueFlags { initial: true }).unwrap();
+            rq.enqueue_entity(i, EnqueueFlags { initial: true })
+                .unwrap();
         }
         rq
     }
@@ -516,7 +520,10 @@ mod tests {
         assert!(rq.se(0).unwrap().sched_delayed);
         assert_eq!(rq.cfs.nr_queued, 3);
         rq.put_prev_entity();
-        assert_eq!((rq.cfs.avg_vruntime, rq.cfs.avg_load), (3_072_000_000, 3072));
+        assert_eq!(
+            (rq.cfs.avg_vruntime, rq.cfs.avg_load),
+            (3_072_000_000, 3072)
+        );
         assert_eq!(rq.avg_vruntime(), Ok(V0.wrapping_add(1_000_000)));
     }
 
@@ -546,7 +553,10 @@ mod tests {
         rq.add_entity(SchedEntity::default()).unwrap();
         assert_eq!(rq.add_entity(SchedEntity::default()), Err(RqError::Full));
         assert_eq!(rq.set_next_entity(9), Err(RqError::NoEntity(9)));
-        assert_eq!(rq.reweight_task(0, 20, FairPolicy::Normal), Err(RqError::Nice(20)));
+        assert_eq!(
+            rq.reweight_task(0, 20, FairPolicy::Normal),
+            Err(RqError::Nice(20))
+        );
     }
 
     #[test]
@@ -563,5 +573,44 @@ mod tests {
         rq.reweight_entity(1, 2048).unwrap();
         let se = rq.se(1).unwrap();
         assert_eq!((se.vlag, se.load), (512_000, LoadWeight::new(2048)));
+    }
+    #[test]
+    fn vlag_vprot_reweight_of_curr_overwrites_the_protection() {
+        let mut rq = rq3();
+        rq.set_next_entity(0).unwrap();
+        assert_eq!(rq.se(0).unwrap().vprot(), 351_424);
+        assert_eq!(rq.update_curr(1_000_000), Ok(false)); // inside its protection
+                                                          // A group weight of 2048 scales down to 2 in the sums.
+        rq.reweight_entity(0, 2048).unwrap();
+        let se = *rq.se(0).unwrap();
+        // lag V - v = 333333 - 1000000, rescaled by 1048576 / 2048, inflated by
+        // (2050 + 2) / 2050 on placement; the relative deadline 400000 rescaled too.
+        assert_eq!(se.vlag, -666_667 * 512);
+        assert_eq!(se.vruntime, V0.wrapping_add(975 + 341_666_512));
+        assert_eq!(se.deadline, se.vruntime.wrapping_add(204_800_000));
+        assert!(!se.rel_deadline);
+        assert_eq!(
+            (rq.cfs.avg_load, rq.cfs.nr_queued, rq.cfs.load.weight),
+            (2048, 3, 2 * NICE_0_LOAD + 2048)
+        );
+    }
+
+    #[test]
+    fn reweight_task_places_with_the_lazy_inverse_then_stores_the_table_one() {
+        let mut rq = rq3();
+        // nice 5 (weight 335): the re-placement computes (2^32 - 1) / 335 lazily...
+        rq.reweight_entity(1, 335 << 10).unwrap();
+        assert_eq!(rq.se(1).unwrap().load.inv_weight, 12_820_797);
+        // ...while set_user_nice() stores the table's 2^32 / 335 afterwards.
+        rq.reweight_task(2, 5, FairPolicy::Normal).unwrap();
+        assert_eq!(
+            rq.se(2).unwrap().load,
+            LoadWeight {
+                weight: 335 << 10,
+                inv_weight: 12_820_798
+            }
+        );
+        rq.reweight_task(2, 0, FairPolicy::Idle).unwrap();
+        assert_eq!(rq.se(2).unwrap().load.weight, 3 << 10);
     }
 }

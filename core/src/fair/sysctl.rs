@@ -126,7 +126,10 @@ mod tests {
     fn update_sysctl_caps_cpus_at_8_and_scales_log() {
         let p = Profile::MAINLINE;
         let s = |n| update_sysctl(n, TunableScaling::Log, &p).sysctl_sched_base_slice;
-        assert_eq!((s(1), s(2), s(3), s(4), s(8), s(1024)), (700_000, 1_400_000, 1_400_000, 2_100_000, 2_800_000, 2_800_000));
+        assert_eq!(
+            (s(1), s(2), s(3), s(4), s(8), s(1024)),
+            (700_000, 1_400_000, 1_400_000, 2_100_000, 2_800_000, 2_800_000)
+        );
         let lin = update_sysctl(6, TunableScaling::Linear, &p);
         assert_eq!((lin.factor, lin.sysctl_sched_base_slice), (6, 4_200_000));
         assert_eq!(update_sysctl(0, TunableScaling::Log, &p).factor, 0);
@@ -138,7 +141,13 @@ mod tests {
         let p = Profile::from_name("fair-cfs").unwrap();
         let s = update_sysctl(4, TunableScaling::Log, &p);
         assert_eq!(
-            (s.factor, s.sysctl_sched_latency, s.sysctl_sched_min_granularity, s.sysctl_sched_wakeup_granularity, s.sysctl_sched_base_slice),
+            (
+                s.factor,
+                s.sysctl_sched_latency,
+                s.sysctl_sched_min_granularity,
+                s.sysctl_sched_wakeup_granularity,
+                s.sysctl_sched_base_slice
+            ),
             (3, 18_000_000, 2_250_000, 3_000_000, 0)
         );
     }

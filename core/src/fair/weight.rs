@@ -214,7 +214,10 @@ mod tests {
         let mut table = set_load_weight(5, FairPolicy::Normal).unwrap();
         let mut lazy = LoadWeight::new(table.weight);
         __update_inv_weight(&mut lazy);
-        assert_eq!((table.inv_weight, lazy.inv_weight), (12_820_798, 12_820_797));
+        assert_eq!(
+            (table.inv_weight, lazy.inv_weight),
+            (12_820_798, 12_820_797)
+        );
         assert_eq!(calc_delta_fair(4_000_000, &mut table), 12_226_865);
         assert_eq!(calc_delta_fair(4_000_000, &mut lazy), 12_226_864);
     }
@@ -253,7 +256,10 @@ mod tests {
                 inv_weight: WMULT_IDLEPRIO
             })
         );
-        assert_eq!(set_load_weight(-20, FairPolicy::Normal).unwrap().weight, 88761 << 10);
+        assert_eq!(
+            set_load_weight(-20, FairPolicy::Normal).unwrap().weight,
+            88761 << 10
+        );
         assert_eq!(set_load_weight(20, FairPolicy::Normal), None);
         assert_eq!(set_load_weight(-21, FairPolicy::Idle), None);
     }

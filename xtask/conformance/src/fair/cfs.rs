@@ -255,7 +255,8 @@ impl Case for WakeupPreemptEntity {
         let sysctl = sysctl_61(self.nr_cpus);
         let mut se = lw(self.se.weight, self.se.inv_weight);
         let mut gran_se = se;
-        let ret = cfs::wakeup_preempt_entity(self.curr_vruntime, self.se.vruntime, &mut se, &sysctl);
+        let ret =
+            cfs::wakeup_preempt_entity(self.curr_vruntime, self.se.vruntime, &mut se, &sysctl);
         Ok(WakeupPreemptEntityOut {
             ret,
             wakeup_gran: cfs::wakeup_gran(&mut gran_se, &sysctl),

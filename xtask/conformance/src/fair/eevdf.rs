@@ -485,7 +485,10 @@ impl PlaceEntity {
         );
         let s = &self.se;
         let mut se = SchedEntity {
-            load: lw(need(s.weight, "se.weight")?, need(s.inv_weight, "se.inv_weight")?),
+            load: lw(
+                need(s.weight, "se.weight")?,
+                need(s.inv_weight, "se.inv_weight")?,
+            ),
             deadline: need(s.deadline, "se.deadline")?,
             vlag: need(s.vlag, "se.vlag")?,
             slice: need(s.slice, "se.slice")?,
@@ -496,12 +499,17 @@ impl PlaceEntity {
         let f = &self.features;
         let features = EevdfFeatures {
             place_lag: need(f.PLACE_LAG, "features.PLACE_LAG")?.0,
-            place_deadline_initial: need(f.PLACE_DEADLINE_INITIAL, "features.PLACE_DEADLINE_INITIAL")?.0,
+            place_deadline_initial: need(
+                f.PLACE_DEADLINE_INITIAL,
+                "features.PLACE_DEADLINE_INITIAL",
+            )?
+            .0,
             ..EevdfFeatures::default()
         };
         let initial = need(self.flags, "flags")?.enqueue_initial.0;
         let base = need(self.sysctl_sched_base_slice, "sysctl_sched_base_slice")?;
-        let p = place_entity(&c, curr(&self.curr), &mut se, initial, &features, base).map_err(trap)?;
+        let p =
+            place_entity(&c, curr(&self.curr), &mut se, initial, &features, base).map_err(trap)?;
         Ok(PlaceEntityOut {
             vruntime: se.vruntime,
             deadline: Some(se.deadline),

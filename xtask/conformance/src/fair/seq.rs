@@ -247,10 +247,7 @@ fn flag(f: Option<Flag>) -> bool {
     f.is_some_and(|f| f.0)
 }
 
-fn after(
-    rq: &EevdfRq<SEQ_MAX_ENTITIES>,
-    ret: Option<i64>,
-) -> Result<SeqAfter, CaseError> {
+fn after(rq: &EevdfRq<SEQ_MAX_ENTITIES>, ret: Option<i64>) -> Result<SeqAfter, CaseError> {
     let mut entities = heapless::Vec::new();
     for (i, e) in rq.entities.iter().enumerate() {
         let se = &e.se;

@@ -4,7 +4,7 @@
 
 use schedmath::fair::sysctl::{self, TunableScaling};
 use schedmath::fair::weight::{
-    FairPolicy, __calc_delta, __update_inv_weight, calc_delta_fair, set_load_weight,
+    __calc_delta, __update_inv_weight, calc_delta_fair, set_load_weight, FairPolicy,
     SCHED_PRIO_TO_WEIGHT, SCHED_PRIO_TO_WMULT,
 };
 use schedmath::fair::LoadWeight;
@@ -187,7 +187,8 @@ pub struct PrioLoadWeightOut {
 impl Case for PrioLoadWeight {
     type Out = PrioLoadWeightOut;
     fn run(&self, _: &str) -> Result<PrioLoadWeightOut, CaseError> {
-        let l = set_load_weight(self.nice, self.policy.into()).ok_or(CaseError::OutOfRange("nice"))?;
+        let l =
+            set_load_weight(self.nice, self.policy.into()).ok_or(CaseError::OutOfRange("nice"))?;
         let mut lazy = LoadWeight::new(l.weight);
         __update_inv_weight(&mut lazy);
         Ok(PrioLoadWeightOut {
