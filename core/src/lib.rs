@@ -20,6 +20,7 @@ pub mod capacity;
 pub mod cpufreq;
 pub mod cpuidle;
 pub mod energy;
+pub mod fair;
 pub mod math;
 pub mod overutilized;
 pub mod pelt;

@@ -88,6 +88,19 @@ pub enum IdleGovernor {
     Menu,
 }
 
+/// The fair class's scheduling policy (VARIANTS.md §6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FairClass {
+    /// EEVDF (v6.6+) with delayed dequeue (v6.12), as in the fixtures' mainline.
+    #[default]
+    Eevdf,
+    /// The pre-EEVDF CFS of Linux 6.1 (`sched_slice`, GENTLE_FAIR_SLEEPERS placement,
+    /// wake-up granularity; no `group_smt_balance`, no rate limit on tg load updates).
+    CfsV6_1,
+}
+
 /// Every behaviour switch of the model. `Profile::default()` is mainline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -107,6 +120,8 @@ pub struct Profile {
     pub sched_idle_select: SchedIdleSelect,
     /// cpuidle governor.
     pub idle_governor: IdleGovernor,
+    /// Fair class: EEVDF or the 6.1 CFS.
+    pub fair: FairClass,
 }
 
 /// A profile name that is not in VARIANTS.md, or two names that set the same concern.
@@ -157,6 +172,8 @@ pub enum Concern {
     PeltMultiplier,
     /// [`Profile::util_est`].
     UtilEst,
+    /// [`Profile::fair`].
+    Fair,
 }
 
 impl Concern {
@@ -171,6 +188,7 @@ impl Concern {
             Concern::Halflife => to.halflife = from.halflife,
             Concern::PeltMultiplier => to.pelt_lshift = from.pelt_lshift,
             Concern::UtilEst => to.util_est = from.util_est,
+            Concern::Fair => to.fair = from.fair,
         }
     }
 
@@ -210,6 +228,7 @@ impl Profile {
         busy_filter: BusyFilter::UclampException,
         sched_idle_select: SchedIdleSelect::SchedIdleAsIdle,
         idle_governor: IdleGovernor::TeoMainline,
+        fair: FairClass::Eevdf,
     };
 
     /// Every single profile name, in VARIANTS.md order: the one table parsing, printing,
@@ -352,6 +371,16 @@ impl Profile {
             about: "util_est's enqueued/ewma pair before v6.9",
             fixture_variant: None,
         },
+        Variant {
+            name: "fair-cfs",
+            concern: Concern::Fair,
+            profile: Profile {
+                fair: FairClass::CfsV6_1,
+                ..M
+            },
+            about: "the pre-EEVDF CFS of Linux 6.1 (VARIANTS §6)",
+            fixture_variant: Some("cfs-v6.1"),
+        },
     ];
 
     /// The row of a single name.
@@ -363,7 +392,7 @@ impl Profile {
     pub fn from_name(name: &str) -> Result<Profile, ProfileError<'_>> {
         let mut p = Profile::MAINLINE;
         // Each concern once, so `pelt-hl8+pelt-hl16` is refused rather than last-wins.
-        let mut set: [Concern; 8] = [Concern::None; 8];
+        let mut set: [Concern; 9] = [Concern::None; 9];
         let mut n = 0;
         for part in name.split('+') {
             let part = part.trim();

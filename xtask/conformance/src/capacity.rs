@@ -57,7 +57,7 @@ pub struct Ret<T> {
 
 /// Collects into a fixed-capacity list: more items than it holds is
 /// [`CaseError::TooLong`], never a panic (heapless' `collect` panics on overflow).
-fn bounded<T, const N: usize>(
+pub(crate) fn bounded<T, const N: usize>(
     items: impl IntoIterator<Item = T>,
     limit: crate::limit::Limit,
 ) -> Result<heapless::Vec<T, N>, CaseError> {
@@ -69,7 +69,7 @@ fn bounded<T, const N: usize>(
 }
 
 /// `{ret}` from a bool result.
-fn ret_flag(b: bool) -> Result<Ret<Flag>, CaseError> {
+pub(crate) fn ret_flag(b: bool) -> Result<Ret<Flag>, CaseError> {
     Ok(Ret { ret: Flag(b) })
 }
 

@@ -21,6 +21,7 @@ use schedmath::cpuidle::{
     SelectEnv,
 };
 use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable};
+use schedmath::fair::{self, cfs, eevdf, group, lb, rq, sysctl, weight, LoadWeight};
 use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
 use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
 use schedmath::pelt::{self, bench_support, response, PeltTables, SchedAvg, SchedEntityPelt};
@@ -69,6 +70,7 @@ fn exercise() {
     exercise_cpuidle();
     exercise_cpufreq();
     exercise_schedutil();
+    exercise_fair();
 }
 
 /// A policy whose table length, entries, order and limits the optimizer cannot see.
@@ -576,6 +578,110 @@ fn exercise_cpuidle() {
     bb(menu::ktime_to_us(bb(i64::MIN)));
     bb(menu::which_bucket(bb(5)));
     bb((data, dev));
+}
+
+/// Every public fair-class entry point (kernel/sched/fair.c, core.c), with opaque weights,
+/// sums, flags and an opaque op sequence on the runqueue model.
+fn exercise_fair() {
+    let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
+    let profile: Profile = bb(Profile::MAINLINE);
+    let mut l: LoadWeight = bb(LoadWeight::new(a));
+    bb(fair::div_s64(bb(-5), bb(0)));
+    bb(fair::max_vruntime(a, b));
+    bb(fair::min_vruntime(a, b));
+    bb(fair::clamp_i64(bb(5), bb(9), bb(-9)));
+    weight::update_load_add(&mut l, b);
+    weight::update_load_sub(&mut l, c);
+    bb(weight::set_load_weight(bb(-30), bb(weight::FairPolicy::Idle)));
+    weight::__update_inv_weight(&mut l);
+    bb(weight::__calc_delta(a, bb(u64::MAX), &mut l));
+    bb(weight::calc_delta_fair(a, &mut l));
+
+    let scaling = sysctl::TunableScaling::from_sysctl(bb(2));
+    bb(sysctl::get_update_sysctl_factor(bb(0), scaling));
+    let s = bb(sysctl::update_sysctl(bb(99), scaling, &profile));
+    bb(sysctl::__setparam_fair(a, b));
+
+    let mut c_rq: eevdf::CfsRq = bb(eevdf::CfsRq::default());
+    let mut se: eevdf::SchedEntity = bb(eevdf::SchedEntity::default());
+    let curr = bb(Some(se.as_curr()));
+    bb(se.vprot());
+    bb(eevdf::entity_key(&c_rq, a));
+    eevdf::avg_vruntime_add(&mut c_rq, &se);
+    eevdf::avg_vruntime_sub(&mut c_rq, &se);
+    eevdf::avg_vruntime_update(&mut c_rq, bb(-7));
+    bb(eevdf::avg_vruntime(&c_rq, curr));
+    bb(eevdf::vruntime_eligible(&c_rq, curr, a));
+    bb(eevdf::entity_eligible(&c_rq, curr, &se));
+    bb(eevdf::update_entity_lag(&c_rq, curr, &mut se, c));
+    let f = bb(eevdf::EevdfFeatures::default());
+    bb(eevdf::place_entity(&c_rq, curr, &mut se, bb(true), &f, b));
+    bb(eevdf::update_deadline(&mut se, c));
+    eevdf::update_min_vruntime(&mut c_rq, curr, bb(Some(a)), &profile);
+    bb(eevdf::cfs_rq_min_slice(bb(None), bb(Some(b))));
+    eevdf::set_protect_slice(&mut se, a, bb(false), c);
+    bb(eevdf::protect_slice(&se));
+    bb((c_rq, se));
+
+    let cfg = rq::EevdfConfig {
+        base_slice: a,
+        normalized_base_slice: b,
+        tick_nsec: c,
+        features: f,
+    };
+    let mut r: rq::EevdfRq<4> = rq::EevdfRq::new(a, bb(cfg), profile);
+    for _ in 0..bb(5) {
+        bb(r.add_entity(bb(eevdf::SchedEntity::default())));
+    }
+    let i = bb(1usize);
+    bb(r.se(bb(7)));
+    bb(r.curr_view());
+    bb(r.root_min_vruntime());
+    bb(r.root_min_slice());
+    bb(r.avg_vruntime());
+    bb(r.entity_eligible(i));
+    bb(r.cfs_rq_min_slice());
+    bb(r.enqueue_entity(i, bb(rq::EnqueueFlags::default())));
+    bb(r.set_next_entity(i));
+    bb(r.update_curr(bb(5)));
+    bb(r.dequeue_entity(i, bb(rq::DequeueFlags::default())));
+    bb(r.requeue_delayed_entity(i));
+    r.put_prev_entity();
+    bb(r.reweight_entity(i, a));
+    bb(r.reweight_task(i, bb(3), weight::FairPolicy::Normal));
+    bb(r.yield_task_fair());
+    bb(r.set_slice(i, b));
+    bb(&r);
+
+    let levels = [bb(cfs::SliceLevel::default()); 2];
+    let env: cfs::SliceEnv = bb(cfs::SliceEnv::default());
+    let cf = bb(cfs::CfsFeatures::default());
+    bb(cfs::__sched_period(a, &s));
+    bb(cfs::sched_slice(&levels, &env, &cf, &s));
+    bb(cfs::sched_vslice(&levels, &env, &cf, &s, &mut l));
+    bb(cfs::entity_is_long_sleeper(a, b));
+    let mut pe: cfs::CfsPlaceEntity = bb(cfs::CfsPlaceEntity::default());
+    bb(cfs::place_entity(a, &mut pe, bb(true), b, &levels, &env, &cf, &s));
+    let cc: cfs::CfsCurr = bb(cfs::CfsCurr::default());
+    bb(cfs::check_preempt_tick(&cc, a, &levels, &env, &s));
+    bb(cfs::wakeup_gran(&mut l, &s));
+    bb(cfs::wakeup_preempt_entity(a, b, &mut l, &s));
+
+    let mut grq: group::TgLoadContrib = bb(group::TgLoadContrib::default());
+    let mut tg = bb(-4i64);
+    bb(group::calc_group_shares(bb(i64::MIN), a, b, bb(-1), c));
+    bb(group::update_tg_load_avg(bb(false), bb(true), a, b, &mut grq, &mut tg, &profile));
+    group::clear_tg_load_avg(bb(false), a, &mut grq, &mut tg);
+    bb((grq, tg));
+
+    let sgs: lb::SgLbStats = bb(lb::SgLbStats::default());
+    let t = bb(lb::group_classify(bb(117), bb(false), &sgs, &profile));
+    bb(t.kernel_value(&profile));
+    bb(lb::group_has_capacity(bb(110), &sgs));
+    bb(lb::group_is_overloaded(bb(110), &sgs));
+    bb(lb::sg_avg_load(a, bb(0)));
+    bb(lb::smt_balance(bb(true), bb(true), bb(2)));
+    bb(lb::update_pick_idlest(&sgs, a, &sgs, b));
 }
 
 #[cfg(feature = "inject-panic")]
