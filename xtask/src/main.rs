@@ -3,12 +3,14 @@
 //!
 //! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
 //!   suite on the host, or on a Cortex-M under QEMU.
+//! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod embedded;
 mod target;
 
@@ -41,6 +43,14 @@ enum Cmd {
         #[arg(long)]
         inject: bool,
     },
+    /// Instructions per op (callgrind) and ns per op (criterion) of the core's hot paths;
+    /// `--check` fails on a count 5 % over xtask/bench-baseline.json.
+    ///
+    /// Example: cargo xtask bench --check
+    Bench {
+        #[command(flatten)]
+        args: bench::BenchArgs,
+    },
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -69,6 +79,7 @@ fn main() -> ExitCode {
         Cmd::PanicCheck { inject } => {
             embedded::panic_check(&workspace_root(), inject, &mut std::io::stdout().lock())
         }
+        Cmd::Bench { args } => bench::run(&workspace_root(), &args, &mut std::io::stdout().lock()),
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
