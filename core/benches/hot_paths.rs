@@ -25,8 +25,11 @@ use schedmath::cpuidle::menu::{self, MenuDevice};
 use schedmath::cpuidle::teo::{self, TeoCpu};
 use schedmath::cpuidle::{CpuidleDevice, CpuidleDriver, CpuidleState, ReflectEnv, SelectEnv};
 use schedmath::energy::{EmPerfDomain, EmPerfState};
-use schedmath::pelt::bench_support::{apply, UpdateOps};
-use schedmath::pelt::{__update_load_avg_cfs_rq, PeltTables, SchedAvg};
+use schedmath::pelt::bench_support::UpdateOps;
+use schedmath::pelt::response::NICE_0_LOAD;
+use schedmath::pelt::{
+    __update_load_avg_cfs_rq, __update_load_avg_se, PeltTables, SchedAvg, SchedEntityPelt,
+};
 use schedmath::profile::IdleGovernor;
 use schedmath::schedutil::{get_next_freq, sugov_effective_cpu_perf, SugovEnv, SugovPolicy};
 use schedmath::util_est::{util_est_update, UtilEst, UtilEstCpu};
@@ -66,20 +69,19 @@ impl Rng {
 
 // ---- PELT: the pelt_update sequence (schedmath::pelt::bench_support) ----
 
+/// One update, as the kernel harness calls `__update_load_avg_se(now, cfs_rq, se)` with
+/// the entity prepared by the caller (`bench_support::apply` builds the same one per op).
 #[inline(never)]
-fn bench_op_pelt_se(sa: &mut SchedAvg, now: u64, running: bool) -> i32 {
-    apply(sa, now, running, &PeltTables::HL32)
+fn bench_op_pelt_se(sa: &mut SchedAvg, now: u64, se: &SchedEntityPelt) -> i32 {
+    __update_load_avg_se(now, sa, se, &PeltTables::HL32)
 }
 
 /// The cfs_rq of that same task alone: load and `h_nr_runnable` while it runs, empty
 /// while it sleeps.
 #[inline(never)]
-fn bench_op_pelt_cfs_rq(sa: &mut SchedAvg, now: u64, running: bool) -> i32 {
-    let weight = if running {
-        schedmath::pelt::response::NICE_0_LOAD
-    } else {
-        0
-    };
+fn bench_op_pelt_cfs_rq(sa: &mut SchedAvg, now: u64, se: &SchedEntityPelt) -> i32 {
+    let running = se.is_curr;
+    let weight = if running { se.load_weight } else { 0 };
     __update_load_avg_cfs_rq(
         now,
         sa,
@@ -90,13 +92,21 @@ fn bench_op_pelt_cfs_rq(sa: &mut SchedAvg, now: u64, running: bool) -> i32 {
     )
 }
 
-fn pelt(n: usize, op: fn(&mut SchedAvg, u64, bool) -> i32) -> Runner {
+fn pelt(n: usize, op: fn(&mut SchedAvg, u64, &SchedEntityPelt) -> i32) -> Runner {
     let ops: Vec<(u64, bool)> = UpdateOps::new().take(n).collect();
+    // bench_support::apply's entity: nice 0, on_rq, current while running.
+    let se = |is_curr| SchedEntityPelt {
+        load_weight: NICE_0_LOAD,
+        on_rq: true,
+        is_curr,
+        ..SchedEntityPelt::default()
+    };
+    let ses = [se(false), se(true)];
     Box::new(move || {
         let mut sa = SchedAvg::default();
         let mut sum = 0u64;
         for &(now, running) in black_box(&ops) {
-            let r = op(&mut sa, now, running);
+            let r = op(&mut sa, now, &ses[usize::from(running)]);
             sum = sum.wrapping_add(r as u64).wrapping_add(sa.util_avg);
         }
         sum
