@@ -4,12 +4,14 @@
 //! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
 //!   suite on the host, or on a Cortex-M under QEMU.
 //! * `fuzz --seconds N`: every cargo-fuzz target in `fuzz/`, N seconds each.
+//! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod embedded;
 mod fuzz;
 mod target;
@@ -55,6 +57,14 @@ enum Cmd {
         #[arg(long, value_name = "TARGET")]
         only: Option<String>,
     },
+    /// Instructions per op (callgrind) and ns per op (criterion) of the core's hot paths;
+    /// `--check` fails on a count 5 % over xtask/bench-baseline.json.
+    ///
+    /// Example: cargo xtask bench --check
+    Bench {
+        #[command(flatten)]
+        args: bench::BenchArgs,
+    },
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -89,6 +99,7 @@ fn main() -> ExitCode {
             only.as_deref(),
             &mut std::io::stdout().lock(),
         ),
+        Cmd::Bench { args } => bench::run(&workspace_root(), &args, &mut std::io::stdout().lock()),
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }

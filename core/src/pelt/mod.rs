@@ -57,28 +57,17 @@ pub struct SchedAvg {
 /// narrowed to 32 bits (so `n = 2^32` gives 0, not `val * y^0`). Otherwise `val` is shifted
 /// right by `n / PERIOD` and multiplied by the table entry for `n % PERIOD` with a 96-bit
 /// product. Trap: `y^0` is stored as `0xffffffff`, so `decay_load(1024, 0)` is 1023.
-#[inline]
+#[inline(always)]
 pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
-    let period = t.load_avg_period();
     if n > t.decay_load_zero_threshold_periods() {
         return 0;
     }
-    let mut local_n = n as u32; // the kernel collapses n to 32 bits after the bound check
-    let mut val = val;
-    if local_n >= period {
-        // period is 8, 16 or 32 (PeltTables has no other values); the checked forms only
-        // keep this free of panics by construction.
-        val = val
-            .checked_shr(local_n.checked_div(period).unwrap_or(0))
-            .unwrap_or(0);
-        local_n = local_n.checked_rem(period).unwrap_or(0);
-    }
-    let yn = t
-        .runnable_avg_yn_inv()
-        .get(local_n as usize)
-        .copied()
-        .unwrap_or(0);
-    mul_u64_u32_shr(val, yn, 32)
+    let local_n = n as u32; // the kernel collapses n to 32 bits after the bound check
+    // The kernel shifts and reduces only when local_n >= LOAD_AVG_PERIOD; below it the
+    // shift is by 0 and the index is local_n itself, so doing both always is the same
+    // value without the branch. local_n <= 63 * PERIOD, so the shift count is <= 63.
+    let val = val.wrapping_shr(t.periods_div(local_n));
+    mul_u64_u32_shr(val, t.yn_inv_mod(local_n), 32)
 }
 
 /// `__accumulate_pelt_segments()`: the contribution of a span that crossed `periods`

@@ -16,15 +16,40 @@ use crate::profile::Halflife;
 /// The constants of one PELT halflife (one kernel/sched/sched-pelt.h).
 ///
 /// Only the three kernel tables exist as values ([`PeltTables::HL32`], [`PeltTables::HL16`],
-/// [`PeltTables::HL8`]), so the table length always equals `LOAD_AVG_PERIOD`.
+/// [`PeltTables::HL8`]), so `LOAD_AVG_PERIOD` is always a power of two up to
+/// [`LOAD_AVG_PERIOD_MAX`]. The kernel divides by its compile-time `LOAD_AVG_PERIOD`, which
+/// gcc turns into a shift and a mask; a runtime halflife keeps that cost by storing the
+/// shift, and the `y^n` table padded to [`LOAD_AVG_PERIOD_MAX`] entries so an index masked
+/// below it needs no bounds check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PeltTables {
-    yn_inv: &'static [u32],
+    /// `runnable_avg_yN_inv[]` in its first `load_avg_period` entries, zeros after.
+    yn_inv: &'static [u32; LOAD_AVG_PERIOD_MAX],
     load_avg_period: u32,
+    /// `log2(LOAD_AVG_PERIOD)`.
+    period_shift: u32,
     load_avg_max: u32,
     load_avg_max_n: u32,
 }
+
+/// The longest halflife the tables hold (mainline's 32 ms).
+pub const LOAD_AVG_PERIOD_MAX: usize = 32;
+
+/// A kernel table padded with zeros to [`LOAD_AVG_PERIOD_MAX`] entries.
+const fn padded<const N: usize>(t: [u32; N]) -> [u32; LOAD_AVG_PERIOD_MAX] {
+    let mut out = [0; LOAD_AVG_PERIOD_MAX];
+    let mut i = 0;
+    while i < N && i < LOAD_AVG_PERIOD_MAX {
+        out[i] = t[i];
+        i += 1;
+    }
+    out
+}
+
+const YN_INV_32: [u32; LOAD_AVG_PERIOD_MAX] = padded(RUNNABLE_AVG_YN_INV_32);
+const YN_INV_16: [u32; LOAD_AVG_PERIOD_MAX] = padded(RUNNABLE_AVG_YN_INV_16);
+const YN_INV_8: [u32; LOAD_AVG_PERIOD_MAX] = padded(RUNNABLE_AVG_YN_INV_8);
 
 const RUNNABLE_AVG_YN_INV_32: [u32; 32] = [
     0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,
@@ -45,22 +70,25 @@ const RUNNABLE_AVG_YN_INV_8: [u32; 8] = [
 impl PeltTables {
     /// Mainline: 32 ms halflife (kernel/sched/sched-pelt.h as shipped).
     pub const HL32: PeltTables = PeltTables {
-        yn_inv: &RUNNABLE_AVG_YN_INV_32,
+        yn_inv: &YN_INV_32,
         load_avg_period: 32,
+        period_shift: 5,
         load_avg_max: 47742,
         load_avg_max_n: 345,
     };
     /// 16 ms halflife (generator output with `HALFLIFE 16`).
     pub const HL16: PeltTables = PeltTables {
-        yn_inv: &RUNNABLE_AVG_YN_INV_16,
+        yn_inv: &YN_INV_16,
         load_avg_period: 16,
+        period_shift: 4,
         load_avg_max: 24130,
         load_avg_max_n: 172,
     };
     /// 8 ms halflife (generator output with `HALFLIFE 8`).
     pub const HL8: PeltTables = PeltTables {
-        yn_inv: &RUNNABLE_AVG_YN_INV_8,
+        yn_inv: &YN_INV_8,
         load_avg_period: 8,
+        period_shift: 3,
         load_avg_max: 12326,
         load_avg_max_n: 85,
     };
@@ -75,8 +103,23 @@ impl PeltTables {
     }
 
     /// `runnable_avg_yN_inv[]`: `y^n * (2^32 - 1)`, truncated, for `n < LOAD_AVG_PERIOD`.
-    pub const fn runnable_avg_yn_inv(&self) -> &'static [u32] {
-        self.yn_inv
+    pub fn runnable_avg_yn_inv(&self) -> &'static [u32] {
+        let yn: &'static [u32; LOAD_AVG_PERIOD_MAX] = self.yn_inv;
+        yn.get(..self.load_avg_period as usize).unwrap_or(&[])
+    }
+
+    /// `y^(n % LOAD_AVG_PERIOD)` from the table: the mask keeps the index below
+    /// `LOAD_AVG_PERIOD` (a power of two), so no bounds check is left.
+    #[inline(always)]
+    pub fn yn_inv_mod(&self, n: u32) -> u32 {
+        let idx = n & (self.load_avg_period.wrapping_sub(1)); // n % LOAD_AVG_PERIOD
+        self.yn_inv[idx as usize % LOAD_AVG_PERIOD_MAX]
+    }
+
+    /// `n / LOAD_AVG_PERIOD`, as the shift the kernel's constant division compiles to.
+    #[inline(always)]
+    pub const fn periods_div(&self, n: u32) -> u32 {
+        n >> self.period_shift
     }
 
     /// `LOAD_AVG_PERIOD`: the halflife in periods (`y^LOAD_AVG_PERIOD = 1/2`).
@@ -202,6 +245,11 @@ mod tests {
             let g = sched_pelt_generator::<32>(h).unwrap();
             assert!(g.matches(t), "halflife {h}: {g:?}");
             assert_eq!(t.runnable_avg_yn_inv().len(), h as usize);
+            assert_eq!(1 << t.period_shift, t.load_avg_period());
+            for n in 0..200 {
+                assert_eq!(t.periods_div(n), n / h);
+                assert_eq!(t.yn_inv_mod(n), t.runnable_avg_yn_inv()[(n % h) as usize]);
+            }
         }
     }
 
