@@ -112,9 +112,12 @@ def _ns(labels, what):
 
 
 def _per_row(x, idx, what, default, integer=True):
-    """A number or a Series (forward-filled onto `idx`, then back-filled) → int64 array."""
+    """A number, an array of one value per row, or a Series (forward-filled onto `idx`,
+    then back-filled; taken row by row when its index is `idx`) → uint64 array."""
     if x is None:
         x = default
+    if isinstance(x, pd.Series) and x.index.equals(idx):
+        x = x.to_numpy()
     if isinstance(x, pd.Series):
         if not x.index.is_unique:
             raise ValueError(f"{what}: its index has duplicates")
@@ -122,6 +125,10 @@ def _per_row(x, idx, what, default, integer=True):
         if v.isna().any():
             raise ValueError(f"{what}: no value to fill the rows with")
         v = v.to_numpy(dtype=np.float64)
+    elif np.ndim(x) > 0:
+        v = np.asarray(x, dtype=np.float64)
+        if v.shape != (len(idx),):
+            raise ValueError(f"{what}: {v.shape[0]} values for {len(idx)} rows")
     else:
         v = np.full(len(idx), float(x))
     if (v < 0).any() or (integer and (v != np.floor(v)).any()):
@@ -191,12 +198,14 @@ def simulate(
     idx = activations.index
     act = activations.to_numpy(dtype=np.float64, na_value=np.nan)
     known = ~np.isnan(act)
+    first = 0
     if not known.all():
         first = int(np.argmax(known)) if known.any() else len(act)
         if not known[first:].all():
             i = first + int(np.argmax(~known[first:]))
             raise ValueError(f"activations: row {i} ({idx[i]!r}) has no value")
-        idx, act = idx[first:], act[first:]
+    full_idx = idx
+    idx, act = idx[first:], act[first:]
     bad = (act != 0) & (act != 1)
     if bad.any():
         i = int(np.argmax(bad))
@@ -204,33 +213,38 @@ def simulate(
     running = act.astype(np.uint8)
 
     if clock is not None:
-        if isinstance(clock, pd.Series):
+        if isinstance(clock, pd.Series) and not clock.index.equals(full_idx):
             if not clock.index.is_unique:
                 raise ValueError("clock: its index has duplicates")
-            c = clock.reindex(idx)
-            if c.isna().any():
-                i = int(np.argmax(c.isna().to_numpy()))
-                raise ValueError(f"clock: no value at row {i} ({idx[i]!r})")
-            t = _ns(c.to_numpy(), "clock")
-        else:
-            t = _ns(np.asarray(clock), "clock")
-            if len(t) != len(idx):
-                raise ValueError(f"clock: {len(t)} values for {len(idx)} rows")
+            clock = clock.reindex(full_idx)
+        c = np.asarray(clock)
+        if c.shape != (len(full_idx),):
+            raise ValueError(f"clock: {c.shape[0]} values for {len(full_idx)} rows")
+        c = c[first:]
+        if c.dtype.kind not in "mM":
+            c = c.astype(np.float64)
+        missing = pd.isna(c)
+        if missing.any():
+            i = int(np.argmax(missing))
+            raise ValueError(f"clock: no value at row {first + i} ({idx[i]!r})")
+        t = _ns(c, "clock")
     else:
         t = _ns(idx, "activations index")
 
     if on_rq is not None:
-        load = _per_row(on_rq, idx, "on_rq", 0)
+        load = _per_row(on_rq, full_idx, "on_rq", 0)[first:]
     else:
         load = running.astype(np.uint64)
-    w = _per_row(weight, idx, "weight", NICE_0_WEIGHT)
-    delayed = _per_row(sched_delayed, idx, "sched_delayed", 0).astype(np.uint8)
-    cap = None if capacity is None else _bytes(_per_row(capacity, idx, "capacity", 1024))
-    freq = None if freq_capacity is None else _bytes(_per_row(freq_capacity, idx, "freq_capacity", 1024))
-    if cap is not None and freq is None:
-        freq = _bytes(np.full(len(idx), 1024, dtype=np.uint64))
-    if freq is not None and cap is None:
-        cap = _bytes(np.full(len(idx), 1024, dtype=np.uint64))
+    w = _per_row(weight, full_idx, "weight", NICE_0_WEIGHT)[first:]
+    delayed = _per_row(sched_delayed, full_idx, "sched_delayed", 0)[first:].astype(np.uint8)
+    cap = None if capacity is None else _per_row(capacity, full_idx, "capacity", 1024)[first:]
+    freq = None
+    if freq_capacity is not None:
+        freq = _per_row(freq_capacity, full_idx, "freq_capacity", 1024)[first:]
+    if cap is not None or freq is not None:
+        full = np.full(len(idx), 1024, dtype=np.uint64)
+        cap = _bytes(full if cap is None else cap)
+        freq = _bytes(full if freq is None else freq)
 
     if isinstance(init, dict):
         missing = [k for k in _INIT_FIELDS if k not in init]
