@@ -105,7 +105,7 @@ def _ns(labels, what):
     bad = ~np.isfinite(v) | (v < 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{what}: row {i}: {v[i]!r} is not a time >= 0 s")
+        raise ValueError(f"{what}: row {i}: {v[i]} is not a time >= 0 s")
     if (v >= 2.0**63 / 1e9).any():
         raise ValueError(f"{what}: a time above 2**63 ns")
     return np.rint(v * 1e9).astype(np.int64)
@@ -133,7 +133,7 @@ def _per_row(x, idx, what, default, integer=True):
         v = np.full(len(idx), float(x))
     if (v < 0).any() or (integer and (v != np.floor(v)).any()):
         i = int(np.argmax((v < 0) | (v != np.floor(v))))
-        raise ValueError(f"{what}: row {i}: {v[i]!r} is not an integer >= 0")
+        raise ValueError(f"{what}: row {i}: {v[i]} is not an integer >= 0")
     return v.astype(np.uint64)
 
 
@@ -203,13 +203,13 @@ def simulate(
         first = int(np.argmax(known)) if known.any() else len(act)
         if not known[first:].all():
             i = first + int(np.argmax(~known[first:]))
-            raise ValueError(f"activations: row {i} ({idx[i]!r}) has no value")
+            raise ValueError(f"activations: row {i} ({idx[i]}) has no value")
     full_idx = idx
     idx, act = idx[first:], act[first:]
     bad = (act != 0) & (act != 1)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"activations: row {i} ({idx[i]!r}): {act[i]!r} is not 0 or 1")
+        raise ValueError(f"activations: row {i} ({idx[i]}): {act[i]} is not 0 or 1")
     running = act.astype(np.uint8)
 
     if clock is not None:
@@ -226,7 +226,7 @@ def simulate(
         missing = pd.isna(c)
         if missing.any():
             i = int(np.argmax(missing))
-            raise ValueError(f"clock: no value at row {first + i} ({idx[i]!r})")
+            raise ValueError(f"clock: no value at row {first + i} ({idx[i]})")
         t = _ns(c, "clock")
     else:
         t = _ns(idx, "activations index")
