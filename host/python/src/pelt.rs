@@ -18,8 +18,8 @@ use schedmath::pelt::clock::{
     rq_clock_pelt, update_idle_rq_clock_pelt, update_rq_clock_task, PeltClockCpu, RqClock,
 };
 use schedmath::pelt::{
-    __update_load_avg_cfs_rq, __update_load_avg_se, attach_entity_load_avg, se_weight,
-    PeltTables, SchedAvg, SchedEntityPelt,
+    __update_load_avg_cfs_rq, __update_load_avg_se, attach_entity_load_avg, se_weight, PeltTables,
+    SchedAvg, SchedEntityPelt,
 };
 use schedmath::profile::Halflife;
 use schedmath::Profile;

@@ -36,7 +36,14 @@ fn run(
         hz,
         seed,
     };
-    let m = simulate_with_progress(&platform, &tasks, &w.global.irq_pct, &profile, &cfg, &mut |_| {})?;
+    let m = simulate_with_progress(
+        &platform,
+        &tasks,
+        &w.global.irq_pct,
+        &profile,
+        &cfg,
+        &mut |_| {},
+    )?;
     Ok(serde_json::to_string(&m)?)
 }
 
