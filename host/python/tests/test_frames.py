@@ -65,6 +65,16 @@ def test_capacity_scales_the_clock_while_running_and_syncs_it_while_idle():
     assert df["util"].tolist() == [0, 41, 31, 71, 53, 92]
 
 
+def test_capacity_lost_idle_time_after_a_saturated_run():
+    # 1 s always running at capacity 512 saturates util_sum, so at idle entry
+    # update_idle_rq_clock_pelt() records the 0.5 s the PELT clock fell behind as lost
+    # idle time: after the sleep the PELT clock is 0.6 s, not the task clock's 1.1 s.
+    a = pd.Series([1, 0, 1, 0], index=[0.0, 1.0, 1.1, 1.2])
+    df = pelt.simulate(a, capacity=512, signal="all")
+    assert df["clock_pelt"].tolist() == [0, 500_000_000, 600_000_000, 650_000_000]
+    assert df["util"].tolist() == [0, 1023, 129, 705]
+
+
 def test_index_adds_update_instants():
     s = pelt.simulate(ACTS, index=pd.Index([0.002, 0.010]))
     assert s.index.tolist() == [0.0, 0.002, 0.004, 0.010, 0.016, 0.020, 0.032, 0.036]

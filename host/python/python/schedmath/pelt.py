@@ -41,8 +41,10 @@ Where the result differs from LISA's ``simulate_pelt`` and why
 --------------------------------------------------------------
 * Values are the kernel's integers (``util_avg`` etc. as ``int64``), with its
   truncations: a 1024 ns granularity, ``decay_load()``'s 32-bit table, averages
-  divided by ``LOAD_AVG_MAX - 1024 + period_contrib``. LISA's float EWMA drifts from
-  them by a few units; the tests (tests/test_float_reference.py) measure it.
+  divided by ``LOAD_AVG_MAX - 1024 + period_contrib``. A float model of the same
+  updates (tests/float_pelt.py, the kind LISA runs) is off by 0.81 util on average and
+  14.81 at most on the 2 195 updates of the Linux 6.1 task captures, where schedmath is
+  off by 0 (tests/test_float_reference.py, tests/test_realkernel.py).
 * The value at a row is the signal *after that update*, which between period
   boundaries does not change (the kernel recomputes the averages only when a period
   boundary was crossed); LISA interpolates inside a window.
