@@ -325,8 +325,9 @@ pub fn run(args: &VerifyArgs, default_dir: &Path, w: &mut impl Write) -> anyhow:
     write_report(&results, args.max_report, w)
 }
 
-/// Runs suites on all cores; results come back in input order.
-fn run_parallel(suites: &[SuiteFile]) -> Vec<SuiteResult> {
+/// Runs suites on all cores; results come back in input order (also the Python
+/// binding's `schedmath.verify`).
+pub fn run_parallel(suites: &[SuiteFile]) -> Vec<SuiteResult> {
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(suites.len()));
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""``schedmath.replay`` exists only in a wheel built with the crate's ``replay``
+feature (host/src/replay, on its own branch until merged); these tests check both
+states honestly: absent without it, exact on a real capture with it."""
+
+import pytest
+
+from conftest import PELT, cases
+
+import schedmath
+from schedmath import _schedmath
+
+HAS_REPLAY = hasattr(_schedmath, "replay_json")
+needs_replay = pytest.mark.skipif(not HAS_REPLAY, reason="wheel built without the `replay` feature")
+
+
+def test_no_replay_stub_without_the_feature():
+    if HAS_REPLAY:
+        pytest.skip("wheel built with the `replay` feature")
+    assert not hasattr(schedmath, "replay")
+
+
+def probe_trace(case):
+    """One 6.12 task chain as the lab probe's `schedmath__pelt_update` trace text."""
+
+    def state(p, s):
+        keys = [("lut", "last_update_time"), ("load_sum", "load_sum"),
+                ("runnable_sum", "runnable_sum"), ("util_sum", "util_sum"),
+                ("period_contrib", "period_contrib"), ("load_avg", "load_avg"),
+                ("runnable_avg", "runnable_avg"), ("util_avg", "util_avg"), ("ue", "util_est")]
+        return "".join(f" {p}_{k}={s.get(f, 0)}" for k, f in keys)
+
+    lines = ["cpus=2"]
+    before = case["in"]["init"]
+    for i, (op, after) in enumerate(zip(case["in"]["ops"], case["out"]["after"])):
+        lw = op["load_weight"]
+        if op["op"] == "__update_load_avg_blocked_se":
+            f, load, runnable, running, delayed = "blocked_se", 0, 0, 0, 0
+        else:
+            f, load, running = "se", op["on_rq"], op["is_curr"]
+            delayed = op.get("sched_delayed", 0)
+            runnable = 0 if delayed else load
+        lines.append(
+            f"          rt-app-153   [001]  10.{i:06}: schedmath__pelt_update: fn={f} kind=task "
+            f"cpu=1 pid=153 comm=rt-app path=/ now={op['now']} lw={lw} weight={max(lw >> 10, 2)} "
+            f"load={load} runnable={runnable} running={running} on_rq={load} delayed={delayed} "
+            f"nr_queued=-1 nr_runnable=-1 ret={after['ret']}{state('b', before)}{state('a', after)}"
+        )
+        before = after
+    return "\n".join(lines) + "\n", len(case["in"]["ops"])
+
+
+@needs_replay
+def test_replay_of_a_6_12_capture_is_exact(tmp_path):
+    case = max(cases(PELT / "realkernel612_se_sequence.jsonl"), key=lambda c: len(c["in"]["ops"]))
+    text, n = probe_trace(case)
+    path = tmp_path / "6.12.117" / "trace.txt"
+    path.parent.mkdir()
+    path.write_text(text)
+    r = schedmath.replay(path)
+    assert r.report["mode"] == "probe"
+    assert r.totals == {"updates": n, "exact": n}
+    e = r.entities
+    assert e["entity"].tolist() == ["pid 153 rt-app"]
+    assert e[["updates", "exact"]].iloc[0].tolist() == [n, n]
+    assert e["max_abs_err_util"].iloc[0] == 0.0
+
+
+@needs_replay
+def test_replay_missing_trace(tmp_path):
+    with pytest.raises(schedmath.SchedmathError) as e:
+        schedmath.replay(tmp_path / "none.txt")
+    assert str(tmp_path / "none.txt") in str(e.value)
