@@ -3,6 +3,7 @@
 //!
 //! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
 //!   suite on the host, or on a Cortex-M under QEMU.
+//! * `lab fetch|run`: Debian's kernels under QEMU running rt-app, traced (src/lab/).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod embedded;
+mod lab;
 mod target;
 
 #[derive(Parser)]
@@ -41,6 +43,10 @@ enum Cmd {
         #[arg(long)]
         inject: bool,
     },
+    /// The kernel lab: Debian's kernels under QEMU running rt-app, traced with the probe
+    /// module (fixtures/lab/README.md).
+    #[command(subcommand)]
+    Lab(lab::LabCmd),
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -69,6 +75,7 @@ fn main() -> ExitCode {
         Cmd::PanicCheck { inject } => {
             embedded::panic_check(&workspace_root(), inject, &mut std::io::stdout().lock())
         }
+        Cmd::Lab(c) => lab::main(&workspace_root(), c, &mut std::io::stdout().lock()),
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
