@@ -69,7 +69,8 @@ pub fn text(cmd: Command, timeout: Duration, what: &str) -> anyhow::Result<Strin
 
 /// Whether `prog` is on PATH.
 pub fn have(prog: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
 }
 
 /// Whether we run as root (apt needs it).
@@ -82,6 +83,11 @@ pub fn is_root() -> bool {
 /// Make sure each `(program, debian package)` is installed: apt-get install what is
 /// missing (as root), else a clear error.
 pub fn ensure_tools(tools: &[(&str, &str)]) -> anyhow::Result<()> {
+    ensure_tools_from(tools, None)
+}
+
+/// [`ensure_tools`], installing from apt suite `suite` (`-t`) when given.
+pub fn ensure_tools_from(tools: &[(&str, &str)], suite: Option<&str>) -> anyhow::Result<()> {
     let missing: Vec<&str> = tools
         .iter()
         .filter(|(prog, _)| !have(prog))
@@ -98,9 +104,11 @@ pub fn ensure_tools(tools: &[(&str, &str)]) -> anyhow::Result<()> {
         );
     }
     let mut c = Command::new("apt-get");
-    c.args(["install", "-y", "-q", "--no-install-recommends"])
-        .args(&missing)
-        .env("DEBIAN_FRONTEND", "noninteractive");
+    c.args(["install", "-y", "-q", "--no-install-recommends"]);
+    if let Some(t) = suite {
+        c.args(["-t", t]);
+    }
+    c.args(&missing).env("DEBIAN_FRONTEND", "noninteractive");
     run(
         c,
         Duration::from_secs(900),

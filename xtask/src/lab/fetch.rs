@@ -40,7 +40,8 @@ impl Kernel {
         self.sysroot.join(format!("boot/vmlinuz-{}", self.release))
     }
     pub fn headers(&self) -> PathBuf {
-        self.sysroot.join(format!("usr/src/linux-headers-{}", self.release))
+        self.sysroot
+            .join(format!("usr/src/linux-headers-{}", self.release))
     }
     pub fn modules(&self) -> PathBuf {
         self.sysroot.join(format!("lib/modules/{}", self.release))
@@ -148,7 +149,11 @@ pub fn ensure_apt(out: &mut dyn Write) -> anyhow::Result<()> {
         apt_update()?;
         updated = true;
     }
-    if !updated && apt_cache(&["madison", "linux-image-amd64"])?.trim().is_empty() {
+    if !updated
+        && apt_cache(&["madison", "linux-image-amd64"])?
+            .trim()
+            .is_empty()
+    {
         if !cmd::is_root() {
             bail!("apt has no package lists; run `apt-get update` as root");
         }
@@ -232,14 +237,22 @@ fn resolve_user() -> anyhow::Result<Vec<(String, String)>> {
 /// The file apt-get download names `pkg=ver` (epoch colon escaped).
 fn deb_file(debs: &Path, pkg: &str, ver: &str) -> Option<PathBuf> {
     let prefix = format!("{pkg}_{}_", ver.replace(':', "%3a"));
-    std::fs::read_dir(debs).ok()?.flatten().map(|e| e.path()).find(|p| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".deb"))
-    })
+    std::fs::read_dir(debs)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".deb"))
+        })
 }
 
-fn download(debs: &Path, pkgs: &[(String, String)], out: &mut dyn Write) -> anyhow::Result<Vec<PathBuf>> {
+fn download(
+    debs: &Path,
+    pkgs: &[(String, String)],
+    out: &mut dyn Write,
+) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(debs)?;
     let missing: Vec<String> = pkgs
         .iter()
@@ -254,7 +267,12 @@ fn download(debs: &Path, pkgs: &[(String, String)], out: &mut dyn Write) -> anyh
     }
     pkgs.iter()
         .map(|(p, v)| {
-            deb_file(debs, p, v).ok_or_else(|| anyhow!("apt-get download left no {p}_{v}_*.deb in {}", debs.display()))
+            deb_file(debs, p, v).ok_or_else(|| {
+                anyhow!(
+                    "apt-get download left no {p}_{v}_*.deb in {}",
+                    debs.display()
+                )
+            })
         })
         .collect()
 }
@@ -276,7 +294,11 @@ fn unpack(root: &Path, debs: &[PathBuf]) -> anyhow::Result<()> {
     for d in debs {
         let mut c = Command::new("dpkg-deb");
         c.arg("-x").arg(d).arg(root);
-        cmd::run(c, Duration::from_secs(300), &format!("dpkg-deb -x {}", d.display()))?;
+        cmd::run(
+            c,
+            Duration::from_secs(300),
+            &format!("dpkg-deb -x {}", d.display()),
+        )?;
     }
     std::fs::write(stamp, want)?;
     Ok(())
@@ -284,13 +306,67 @@ fn unpack(root: &Path, debs: &[PathBuf]) -> anyhow::Result<()> {
 
 /// Fetch and unpack one kernel (and the userland); returns the kernel.
 pub fn fetch(lab: &Path, series: Series, out: &mut dyn Write) -> anyhow::Result<Kernel> {
-    fetch_all(lab, series, out).map(|(k, _)| k)
+    fetch_all(lab, series, true, out).map(|(k, _)| k)
 }
 
-pub fn fetch_all(lab: &Path, series: Series, out: &mut dyn Write) -> anyhow::Result<(Kernel, User)> {
-    ensure_apt(out)?;
+/// What a previous fetch chose: `release` line, then `package version` lines (kernel,
+/// a `--` line, userland).
+type Resolved = (String, Vec<(String, String)>, Vec<(String, String)>);
+
+fn read_resolved(p: &Path) -> Option<Resolved> {
+    let t = std::fs::read_to_string(p).ok()?;
+    let mut lines = t.lines();
+    let release = lines.next()?.to_string();
+    let (mut k, mut u, mut user) = (Vec::new(), Vec::new(), false);
+    for l in lines {
+        if l == "--" {
+            user = true;
+            continue;
+        }
+        let (n, v) = l.split_once(' ')?;
+        if user { &mut u } else { &mut k }.push((n.to_string(), v.to_string()));
+    }
+    (!k.is_empty() && !u.is_empty()).then_some((release, k, u))
+}
+
+/// Fetch (or, with `refresh` false, reuse what the last fetch chose when its packages are
+/// all downloaded) one kernel and the userland.
+pub fn fetch_all(
+    lab: &Path,
+    series: Series,
+    refresh: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<(Kernel, User)> {
     let debs = lab.join("debs");
-    let (release, kpkgs) = resolve_kernel(series)?;
+    let cache = lab.join(format!(
+        "resolved-{}",
+        series.version_prefix().trim_end_matches('.')
+    ));
+    let cached = read_resolved(&cache).filter(|(_, k, u)| {
+        !refresh
+            && k.iter()
+                .chain(u)
+                .all(|(p, v)| deb_file(&debs, p, v).is_some())
+    });
+    let (release, kpkgs, upkgs) = match cached {
+        Some(r) => r,
+        None => {
+            ensure_apt(out)?;
+            let (release, kpkgs) = resolve_kernel(series)?;
+            let upkgs = resolve_user()?;
+            let mut t = format!("{release}\n");
+            for (n, v) in &kpkgs {
+                t.push_str(&format!("{n} {v}\n"));
+            }
+            t.push_str("--\n");
+            for (n, v) in &upkgs {
+                t.push_str(&format!("{n} {v}\n"));
+            }
+            std::fs::create_dir_all(lab)?;
+            std::fs::write(&cache, t)?;
+            (release, kpkgs, upkgs)
+        }
+    };
     let kdebs = download(&debs, &kpkgs, out)?;
     let sysroot = lab.join(format!("kernel-{release}"));
     unpack(&sysroot, &kdebs)?;
@@ -312,11 +388,14 @@ pub fn fetch_all(lab: &Path, series: Series, out: &mut dyn Write) -> anyhow::Res
     )?;
     for p in [kernel.vmlinuz(), kernel.headers().join(".config")] {
         if !p.is_file() {
-            bail!("{} is missing after unpacking {:?}", p.display(), kernel.packages);
+            bail!(
+                "{} is missing after unpacking {:?}",
+                p.display(),
+                kernel.packages
+            );
         }
     }
 
-    let upkgs = resolve_user()?;
     let udebs = download(&debs, &upkgs, out)?;
     let uroot = lab.join("user");
     unpack(&uroot, &udebs)?;
@@ -345,8 +424,14 @@ mod tests {
         assert_eq!(
             depends(s),
             vec![
-                ("linux-headers-6.12.95+deb12-common".into(), Some("6.12.95-1~bpo12+1".into())),
-                ("linux-kbuild-6.12.95+deb12".into(), Some("6.12.95-1~bpo12+1".into())),
+                (
+                    "linux-headers-6.12.95+deb12-common".into(),
+                    Some("6.12.95-1~bpo12+1".into())
+                ),
+                (
+                    "linux-kbuild-6.12.95+deb12".into(),
+                    Some("6.12.95-1~bpo12+1".into())
+                ),
                 ("gcc-12".into(), None),
                 ("libc6".into(), None),
             ]

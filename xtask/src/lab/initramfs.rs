@@ -46,16 +46,20 @@ impl Archive {
     }
     pub fn symlink(&mut self, path: &str, target: &str) {
         self.parents(path);
-        self.nodes.insert(path.to_string(), Node::Symlink(target.to_string()));
+        self.nodes
+            .insert(path.to_string(), Node::Symlink(target.to_string()));
     }
     pub fn chardev(&mut self, path: &str, major: u32, minor: u32) {
         self.parents(path);
-        self.nodes.insert(path.to_string(), Node::CharDev(major, minor));
+        self.nodes
+            .insert(path.to_string(), Node::CharDev(major, minor));
     }
     /// Copy a host file, keeping its executable bit.
     pub fn copy(&mut self, path: &str, from: &Path) -> anyhow::Result<()> {
         let data = std::fs::read(from).with_context(|| format!("reading {}", from.display()))?;
-        let exec = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(from)?.permissions()) & 0o111 != 0;
+        let exec = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(from)?.permissions())
+            & 0o111
+            != 0;
         self.file(path, data, if exec { 0o755 } else { 0o644 });
         Ok(())
     }
@@ -88,7 +92,12 @@ impl Archive {
     /// The cpio newc bytes.
     pub fn write(&self, out: &mut impl Write) -> anyhow::Result<()> {
         let mut ino = 1u32;
-        let mut entry = |out: &mut dyn Write, name: &str, mode: u32, data: &[u8], rdev: (u32, u32)| -> anyhow::Result<()> {
+        let mut entry = |out: &mut dyn Write,
+                         name: &str,
+                         mode: u32,
+                         data: &[u8],
+                         rdev: (u32, u32)|
+         -> anyhow::Result<()> {
             let namesize = name.len() + 1;
             write!(
                 out,
@@ -127,7 +136,12 @@ fn module_bytes(p: &Path) -> anyhow::Result<Vec<u8>> {
     };
     let mut c = Command::new(prog);
     c.arg("-dcq").arg(p);
-    Ok(cmd::run(c, Duration::from_secs(60), &format!("{prog} -d {}", p.display()))?.stdout)
+    Ok(cmd::run(
+        c,
+        Duration::from_secs(60),
+        &format!("{prog} -d {}", p.display()),
+    )?
+    .stdout)
 }
 
 fn modinfo_depends(ko: &[u8]) -> Vec<String> {

@@ -118,7 +118,12 @@ pub fn main(root: &Path, cmd: LabCmd, out: &mut dyn std::io::Write) -> anyhow::R
             };
             for s in series {
                 let k = fetch::fetch(&lab_dir(root), s, out)?;
-                writeln!(out, "lab fetch: {} ready in {}", k.release, k.sysroot.display())?;
+                writeln!(
+                    out,
+                    "lab fetch: {} ready in {}",
+                    k.release,
+                    k.sysroot.display()
+                )?;
             }
             Ok(true)
         }

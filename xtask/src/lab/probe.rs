@@ -19,7 +19,11 @@ use super::fetch::Kernel;
 /// is left undefined when the kernel lacks it); `a|b` takes the first that exists.
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("cfs_rq", "load", "SM_OFF_CFS_RQ_LOAD"),
-    ("cfs_rq", "h_nr_queued|h_nr_running", "SM_OFF_CFS_RQ_H_NR_QUEUED"),
+    (
+        "cfs_rq",
+        "h_nr_queued|h_nr_running",
+        "SM_OFF_CFS_RQ_H_NR_QUEUED",
+    ),
     ("cfs_rq", "h_nr_runnable?", "SM_OFF_CFS_RQ_H_NR_RUNNABLE"),
     ("cfs_rq", "curr", "SM_OFF_CFS_RQ_CURR"),
     ("cfs_rq", "avg", "SM_OFF_CFS_RQ_AVG"),
@@ -119,7 +123,8 @@ fn vmlinux_with_btf(k: &Kernel) -> anyhow::Result<PathBuf> {
     if out.is_file() {
         return Ok(out);
     }
-    let img = std::fs::read(k.vmlinuz()).with_context(|| format!("reading {}", k.vmlinuz().display()))?;
+    let img =
+        std::fs::read(k.vmlinuz()).with_context(|| format!("reading {}", k.vmlinuz().display()))?;
     // x86 boot protocol: setup_sects at 0x1f1, payload_offset/length at 0x248/0x24c,
     // the payload starting after the real-mode setup ((setup_sects + 1) * 512 bytes).
     let le32 = |o: usize| -> Option<usize> {
@@ -154,7 +159,11 @@ fn vmlinux_with_btf(k: &Kernel) -> anyhow::Result<PathBuf> {
     std::fs::write(&comp, payload)?;
     let mut c = Command::new(prog);
     c.args(args).arg(&comp);
-    let o = cmd::run(c, Duration::from_secs(120), &format!("{prog}: unpacking vmlinux"))?;
+    let o = cmd::run(
+        c,
+        Duration::from_secs(120),
+        &format!("{prog}: unpacking vmlinux"),
+    )?;
     std::fs::write(&out, o.stdout)?;
     std::fs::remove_file(&comp)?;
     Ok(out)
@@ -208,7 +217,11 @@ pub fn build(root: &Path, lab: &Path, k: &Kernel) -> anyhow::Result<PathBuf> {
         .arg(format!("M={}", dir.display()))
         .arg(format!("SCHEDMATH_GEN={}", dir.join("gen").display()))
         .arg("modules");
-    cmd::run(c, Duration::from_secs(600), &format!("building the probe for {}", k.release))?;
+    cmd::run(
+        c,
+        Duration::from_secs(600),
+        &format!("building the probe for {}", k.release),
+    )?;
     let bytes = std::fs::read(&ko).with_context(|| format!("{} was not built", ko.display()))?;
     let magic = format!("vermagic={} ", k.release);
     if !bytes.windows(magic.len()).any(|w| w == magic.as_bytes()) {

@@ -55,6 +55,7 @@ struct Console {
     done: bool,
     errors: Vec<String>,
     kvm_failure: bool,
+    calibration_ns: Option<u64>,
 }
 
 fn scan_console(text: &str, t: f64, c: &mut Console) {
@@ -70,6 +71,8 @@ fn scan_console(text: &str, t: f64, c: &mut Console) {
             c.run_start.get_or_insert(t);
         } else if m.starts_with("run end") {
             c.run_end.get_or_insert(t);
+        } else if let Some(n) = m.strip_prefix("calibration ns=") {
+            c.calibration_ns = n.trim().parse().ok();
         } else if m.starts_with("done") {
             c.done = true;
         } else if let Some(e) = m.strip_prefix("error: ") {
@@ -155,7 +158,11 @@ fn boot(
         std::thread::sleep(Duration::from_millis(100));
     };
     let text = std::fs::read(&console).unwrap_or_default();
-    scan_console(&String::from_utf8_lossy(&text), start.elapsed().as_secs_f64(), &mut con);
+    scan_console(
+        &String::from_utf8_lossy(&text),
+        start.elapsed().as_secs_f64(),
+        &mut con,
+    );
     if kvm && con.booted.is_none() {
         return Ok(None);
     }
@@ -191,7 +198,11 @@ fn store_fixture(raw: &Path, dst: &Path, name: &str) -> anyhow::Result<()> {
         std::fs::remove_dir_all(dst)?;
     }
     std::fs::create_dir_all(dst)?;
-    for f in [format!("{name}.json"), "meta.json".into(), "probe-stats.txt".into()] {
+    for f in [
+        format!("{name}.json"),
+        "meta.json".into(),
+        "probe-stats.txt".into(),
+    ] {
         std::fs::copy(raw.join(&f), dst.join(&f)).with_context(|| format!("copying {f}"))?;
     }
     let mut c = Command::new("gzip");
@@ -231,7 +242,8 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         bail!("--icount shift: 0 to 10");
     }
     let wl_path = &args.workload;
-    let text = std::fs::read_to_string(wl_path).with_context(|| format!("reading {}", wl_path.display()))?;
+    let text = std::fs::read_to_string(wl_path)
+        .with_context(|| format!("reading {}", wl_path.display()))?;
     let name = wl_path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -240,13 +252,37 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     let split = workload::split(&text, &wl_path.display().to_string(), args.duration)?;
 
     let lab = lab_dir(root);
-    let (kernel, user) = fetch::fetch_all(&lab, args.kernel, out)?;
+    let (kernel, user) = fetch::fetch_all(&lab, args.kernel, false, out)?;
     let ko = probe::build(root, &lab, &kernel)?;
     cmd::ensure_tools(&[("trace-cmd", "trace-cmd"), ("tar", "tar")])?;
+    // bookworm's qemu 7.2 conflicts with newer qemu-utils; backports' does not
     if !cmd::have("qemu-system-x86_64") {
-        cmd::ensure_tools(&[("qemu-system-x86_64", "qemu-system-x86")])?;
+        fetch::ensure_apt(out)?;
+        cmd::ensure_tools_from(
+            &[("qemu-system-x86_64", "qemu-system-x86")],
+            Some("bookworm-backports"),
+        )?;
     }
 
+    // boot: KVM when asked or when it is known to work here, else TCG
+    let kvm_verdict = lab.join("kvm-verdict");
+    let timeout = Duration::from_secs(
+        args.timeout
+            .unwrap_or(120 + 40 * u64::from(split.duration_s)),
+    );
+    let try_kvm = match args.accel {
+        Accel::Kvm => true,
+        Accel::Tcg => false,
+        Accel::Auto => {
+            args.icount.is_none()
+                && std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open("/dev/kvm")
+                    .is_ok()
+                && std::fs::read_to_string(&kvm_verdict).map_or(true, |v| v.starts_with("works"))
+        }
+    };
     // initramfs
     let mut a = initramfs::Archive::default();
     for d in ["proc", "sys", "dev", "tmp", "out", "lib/modules"] {
@@ -258,8 +294,16 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     a.copy("bin/busybox", &user.root.join("bin/busybox"))?;
     a.copy("usr/bin/rt-app", &user.root.join("usr/bin/rt-app"))?;
     a.copy("usr/bin/trace-cmd", &user.root.join("usr/bin/trace-cmd"))?;
-    a.copy_tree("lib/x86_64-linux-gnu", &user.root.join("lib/x86_64-linux-gnu"), &[])?;
-    a.copy_tree("usr/lib/x86_64-linux-gnu", &user.root.join("usr/lib/x86_64-linux-gnu"), &["gconv", "audit"])?;
+    a.copy_tree(
+        "lib/x86_64-linux-gnu",
+        &user.root.join("lib/x86_64-linux-gnu"),
+        &[],
+    )?;
+    a.copy_tree(
+        "usr/lib/x86_64-linux-gnu",
+        &user.root.join("usr/lib/x86_64-linux-gnu"),
+        &["gconv", "audit"],
+    )?;
     a.copy_tree("lib64", &user.root.join("lib64"), &[])?;
     let mods = initramfs::modules(&kernel.modules(), GUEST_MODULES)?;
     let mut names = Vec::new();
@@ -271,13 +315,21 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     let mut events: Vec<String> = KERNEL_EVENTS.iter().map(|e| format!("-e {e}")).collect();
     events.push("-e schedmath".into());
     events.push("-e lisa".into());
+    // rt-app's ns per loop, measured once per accelerator and kept
+    let calib_path = |accel: &str| lab.join(format!("rtapp-calibration-{accel}"));
+    let calib_for = |accel: &str| {
+        std::fs::read_to_string(calib_path(accel))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
     a.file(
         "lab/config.sh",
         format!(
-            "MODULES=\"{}\"\nEVENTS=\"{}\"\nBUFFER_KB={}\n",
+            "MODULES=\"{}\"\nEVENTS=\"{}\"\nBUFFER_KB={}\nCALIBRATION={}\n",
             names.join(" "),
             events.join(" "),
-            args.buffer_kb
+            args.buffer_kb,
+            calib_for(if try_kvm { "kvm" } else { "tcg" }).map_or(String::new(), |n| n.to_string())
         )
         .into_bytes(),
         0o644,
@@ -285,7 +337,11 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     let mut groups = String::new();
     for (i, g) in split.groups.iter().enumerate() {
         groups.push_str(&format!("{i}\n"));
-        a.file(&format!("lab/group-{i}.json"), g.json.clone().into_bytes(), 0o644);
+        a.file(
+            &format!("lab/group-{i}.json"),
+            g.json.clone().into_bytes(),
+            0o644,
+        );
         a.file(
             &format!("lab/group-{i}.cg"),
             format!("{} {} {}\n", g.path, g.weight, u8::from(g.idle)).into_bytes(),
@@ -303,18 +359,6 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     cpio.flush()?;
     drop(cpio);
 
-    // boot: KVM when asked or when it is known to work here, else TCG
-    let kvm_verdict = lab.join("kvm-verdict");
-    let timeout = Duration::from_secs(args.timeout.unwrap_or(120 + 40 * u64::from(split.duration_s)));
-    let try_kvm = match args.accel {
-        Accel::Kvm => true,
-        Accel::Tcg => false,
-        Accel::Auto => {
-            args.icount.is_none()
-                && std::fs::OpenOptions::new().read(true).write(true).open("/dev/kvm").is_ok()
-                && std::fs::read_to_string(&kvm_verdict).map_or(true, |v| v.starts_with("works"))
-        }
-    };
     writeln!(
         out,
         "lab run: {} on {} ({} CPUs, {}), {} s",
@@ -337,12 +381,19 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
             if args.accel == Accel::Kvm {
                 bail!("KVM: {verdict}(see {})", work.join("console.txt").display());
             }
-            writeln!(out, "lab run: KVM does not boot this kernel here ({}); using TCG", verdict.trim())?;
+            writeln!(
+                out,
+                "lab run: KVM does not boot this kernel here ({}); using TCG",
+                verdict.trim()
+            )?;
             accel = "tcg";
             result = boot(&work, &kernel, args, false, timeout)?;
         }
     }
     let (con, total_s) = result.ok_or_else(|| anyhow!("the guest did not boot"))?;
+    if let (Some(n), None) = (con.calibration_ns, calib_for(accel)) {
+        std::fs::write(calib_path(accel), format!("{n}\n"))?;
+    }
     if args.icount.is_some() && accel == "tcg" {
         accel = "tcg-icount";
     }
@@ -352,10 +403,17 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         (Some(o), _) => o.clone(),
         (None, _) => root.join("fixtures/lab").join(&kernel.release).join(&name),
     };
-    let raw_dir = if args.fixture { work.join("results") } else { out_dir.clone() };
+    let raw_dir = if args.fixture {
+        work.join("results")
+    } else {
+        out_dir.clone()
+    };
     std::fs::create_dir_all(&raw_dir)?;
     let mut c = Command::new("tar");
-    c.arg("-xf").arg(work.join("results.img")).arg("-C").arg(&raw_dir);
+    c.arg("-xf")
+        .arg(work.join("results.img"))
+        .arg("-C")
+        .arg(&raw_dir);
     cmd::run(c, Duration::from_secs(300), "tar: reading the results disk")?;
     if !con.errors.is_empty() {
         bail!("the guest reported: {}", con.errors.join("; "));
@@ -376,12 +434,25 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         Some(p[i + 1..i + j].to_string())
     });
     let mut packages: BTreeMap<String, String> = kernel.packages.iter().cloned().collect();
-    packages.extend(user.packages.iter().filter(|(n, _)| ["busybox-static", "rt-app", "trace-cmd"].contains(&n.as_str()) || n.starts_with("libtrace")).cloned());
+    packages.extend(
+        user.packages
+            .iter()
+            .filter(|(n, _)| {
+                ["busybox-static", "rt-app", "trace-cmd"].contains(&n.as_str())
+                    || n.starts_with("libtrace")
+            })
+            .cloned(),
+    );
     let cgroups: BTreeMap<String, Value> = split
         .groups
         .iter()
         .filter(|g| g.path != "/")
-        .map(|g| (g.path.clone(), json!({"cpu.weight": g.weight, "cpu.idle": u8::from(g.idle), "tasks": g.tasks})))
+        .map(|g| {
+            (
+                g.path.clone(),
+                json!({"cpu.weight": g.weight, "cpu.idle": u8::from(g.idle), "tasks": g.tasks}),
+            )
+        })
         .collect();
     let round = |x: f64| (x * 10.0).round() / 10.0;
     let meta = json!({
@@ -401,13 +472,17 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
             "__update_load_avg_cfs_rq": gv("kallsyms___update_load_avg_cfs_rq") == Some("1".into()),
         },
         "cgroups": cgroups,
+        "rtapp_calibration_ns": con.calibration_ns,
         "boot_s": con.booted.map(round),
         "to_run_start_s": con.run_start.map(round),
         "run_s": con.run_start.zip(con.run_end).map(|(a, b)| round(b - a)),
         "total_s": round(total_s),
         "events": counts,
     });
-    std::fs::write(raw_dir.join("meta.json"), serde_json::to_string_pretty(&meta)? + "\n")?;
+    std::fs::write(
+        raw_dir.join("meta.json"),
+        serde_json::to_string_pretty(&meta)? + "\n",
+    )?;
     if args.fixture {
         store_fixture(&raw_dir, &out_dir, &name)?;
     }
@@ -423,7 +498,10 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         out_dir.display()
     )?;
     if probe_events == 0 {
-        bail!("{}: no schedmath__pelt_update events", report_path.display());
+        bail!(
+            "{}: no schedmath__pelt_update events",
+            report_path.display()
+        );
     }
     Ok(true)
 }
@@ -444,7 +522,11 @@ mod tests {
     #[test]
     fn console_markers() {
         let mut c = Console::default();
-        scan_console("x\nlab: booted 6.1 uptime=3\nlab: error: boom\n", 1.5, &mut c);
+        scan_console(
+            "x\nlab: booted 6.1 uptime=3\nlab: error: boom\n",
+            1.5,
+            &mut c,
+        );
         assert_eq!(c.booted, Some(1.5));
         assert_eq!(c.errors, vec!["boom".to_string()]);
         assert!(!c.done);

@@ -56,6 +56,9 @@ impl Ordered {
     }
 }
 
+/// Replaced by the guest with rt-app's measured ns per loop (xtask/lab/init.sh).
+pub const CALIBRATION_TOKEN: &str = "__SCHEDMATH_CALIBRATION__";
+
 /// One rt-app instance of the guest: its cgroup and its own rt-app file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
@@ -120,7 +123,8 @@ fn valid_cgroup(p: &str) -> bool {
                 !s.is_empty()
                     && s != "."
                     && s != ".."
-                    && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
             }))
 }
 
@@ -180,7 +184,9 @@ pub fn split(text: &str, file: &str, duration: Option<u32>) -> anyhow::Result<Sp
             Some(p) => serde_json::from_str::<String>(p.get())
                 .ok()
                 .filter(|p| valid_cgroup(p))
-                .ok_or_else(|| anyhow!("{file}: tasks.{name}.taskgroup: not a cgroup path like /a/b"))?,
+                .ok_or_else(|| {
+                    anyhow!("{file}: tasks.{name}.taskgroup: not a cgroup path like /a/b")
+                })?,
         };
         let kept = Ordered(
             task.0
@@ -226,9 +232,21 @@ pub fn split(text: &str, file: &str, duration: Option<u32>) -> anyhow::Result<Sp
         _ => bail!("{file}: global.duration must be > 0 seconds (or give --duration): the guest run needs an end"),
     };
     global.0.retain(|(k, _)| k != "duration");
-    global
-        .0
-        .push(("duration".into(), RawValue::from_string(duration_s.to_string())?));
+    // a number stays; otherwise the guest writes its measured ns per loop here
+    if global
+        .get("calibration")
+        .is_none_or(|c| serde_json::from_str::<u64>(c.get()).is_err())
+    {
+        global.0.retain(|(k, _)| k != "calibration");
+        global.0.push((
+            "calibration".into(),
+            RawValue::from_string(format!("\"{CALIBRATION_TOKEN}\""))?,
+        ));
+    }
+    global.0.push((
+        "duration".into(),
+        RawValue::from_string(duration_s.to_string())?,
+    ));
     let others: Vec<&(String, Box<RawValue>)> = top
         .0
         .iter()
@@ -278,26 +296,36 @@ mod tests {
         assert_eq!(s.groups[1].weight, 50);
         assert_eq!(
             s.groups[0].json,
-            "{\"tasks\": {\"a\": {\"run\": 1000, \"sleep\": 2000, \"run1\": 5}}, \"global\": {\"calibration\": \"CPU0\", \"duration\": 2}}\n"
+            "{\"tasks\": {\"a\": {\"run\": 1000, \"sleep\": 2000, \"run1\": 5}}, \"global\": {\"duration\": 2, \"calibration\": \"__SCHEDMATH_CALIBRATION__\"}}\n"
         );
         assert!(!s.groups[1].json.contains("taskgroup"));
     }
 
     #[test]
     fn refusals_say_why() {
-        let e = split(r#"{"tasks": {"a": {"util_min": 10, "run": 1}}, "global": {"duration": 1}}"#, "w", None)
-            .unwrap_err()
-            .to_string();
+        let e = split(
+            r#"{"tasks": {"a": {"util_min": 10, "run": 1}}, "global": {"duration": 1}}"#,
+            "w",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("CONFIG_UCLAMP_TASK"), "{e}");
         let e = split(r#"{"tasks": {"a": {"phases": {"p": {"taskgroup": "/x", "run": 1}}}}, "global": {"duration": 1}}"#, "w", None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("changing group"), "{e}");
-        let e = split(r#"{"tasks": {"a": {"run": 1}}}"#, "w", None).unwrap_err().to_string();
-        assert!(e.contains("duration"), "{e}");
-        let e = split(r#"{"tasks": {"a": {"fork1": {}}}, "global": {"duration": 1}}"#, "w", None)
+        let e = split(r#"{"tasks": {"a": {"run": 1}}}"#, "w", None)
             .unwrap_err()
             .to_string();
+        assert!(e.contains("duration"), "{e}");
+        let e = split(
+            r#"{"tasks": {"a": {"fork1": {}}}, "global": {"duration": 1}}"#,
+            "w",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("fork"), "{e}");
     }
 }
