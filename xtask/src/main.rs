@@ -5,6 +5,7 @@
 //!   suite on the host, or on a Cortex-M under QEMU.
 //! * `fuzz --seconds N`: every cargo-fuzz target in `fuzz/`, N seconds each.
 //! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
+//! * `lab fetch|run`: Debian's kernels under QEMU running rt-app, traced (src/lab/).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,6 +15,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod embedded;
 mod fuzz;
+mod lab;
 mod target;
 
 #[derive(Parser)]
@@ -65,6 +67,10 @@ enum Cmd {
         #[command(flatten)]
         args: bench::BenchArgs,
     },
+    /// The kernel lab: Debian's kernels under QEMU running rt-app, traced with the probe
+    /// module (fixtures/lab/README.md).
+    #[command(subcommand)]
+    Lab(lab::LabCmd),
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -100,6 +106,7 @@ fn main() -> ExitCode {
             &mut std::io::stdout().lock(),
         ),
         Cmd::Bench { args } => bench::run(&workspace_root(), &args, &mut std::io::stdout().lock()),
+        Cmd::Lab(c) => lab::main(&workspace_root(), c, &mut std::io::stdout().lock()),
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
