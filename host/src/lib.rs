@@ -6,9 +6,11 @@ pub mod fixtures;
 pub mod governor;
 pub mod idle;
 pub mod platform;
+pub mod replay;
 pub mod rng;
 pub mod sim;
 pub mod study;
+pub mod trace;
 pub mod verify;
 pub mod workload;
 

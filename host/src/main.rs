@@ -69,6 +69,18 @@ enum Cmd {
     ///
     /// Example: schedmath study ou-lone-task
     Study(StudyArgs),
+    /// Replay a real trace (`trace-cmd report` text, or `.gz`) through the core's PELT and
+    /// util_est and compare with the kernel's own values, update by update.
+    ///
+    /// With the lab probe's per-call records the kernel's update points are replayed
+    /// exactly; otherwise (or with `--infer`) they are rebuilt from sched events and ticks
+    /// and the kernel's values are only the answer key. `--profile pelt-hl8` (any profile)
+    /// shows what that kernel would have computed on the same timeline. `--json` prints
+    /// `{"trace", "kernel", "entities": [{"entity", "updates", "exact", "max_abs_err",
+    /// "mean_abs_err"}], "totals": {"updates", "exact"}}`.
+    ///
+    /// Example: schedmath replay fixtures/lab/6.12.38/periodic-25-16/report.txt --json
+    Replay(schedmath_host::replay::ReplayArgs),
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -123,6 +135,20 @@ enum PlatformCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `schedmath replay`.
+fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool> {
+    let r = schedmath_host::replay::run(args)?;
+    let text = if args.json {
+        let mut t = serde_json::to_string_pretty(&r.to_json())?;
+        t.push('\n');
+        t
+    } else {
+        r.render()
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(true)
 }
 
 /// `schedmath platform show`.
@@ -400,6 +426,7 @@ fn main() -> ExitCode {
         Cmd::Simulate(args) => simulate_cmd(&args),
         Cmd::Compare(args) => compare_cmd(&args),
         Cmd::Study(args) => study_cmd(&args),
+        Cmd::Replay(args) => replay_cmd(&args),
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
         Cmd::Workload(WorkloadCmd::Check {
             file,
