@@ -66,7 +66,8 @@ struct Task {
 
 #[derive(Default)]
 struct Cpu {
-    curr: i32,
+    /// The running task's pid (0 = idle), once a sched_switch on this CPU was seen.
+    curr: Option<i32>,
     offset: Option<i64>,
     cfs: Option<SchedAvg>,
     stats: EntityStats,
@@ -112,7 +113,7 @@ impl InferReplay {
 
     /// The cfs_rq's inputs on `cpu`: (scaled weight sum, queued count, a fair task runs).
     fn cfs_inputs(&self, cpu: u32) -> (u64, u32, bool) {
-        let curr = self.cpus.get(&cpu).map_or(0, |c| c.curr);
+        let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
         let mut w = 0u64;
         let mut n = 0u32;
         for t in self.tasks.values() {
@@ -167,6 +168,15 @@ impl InferReplay {
     }
 
     fn switch(&mut self, ts: u64, cpu: u32, s: &Switch<'_>) -> Result<(), String> {
+        let known = self.cpus.get(&cpu).and_then(|c| c.curr);
+        if let Some(curr) = known.filter(|&c| c != s.prev_pid) {
+            // The timeline of this CPU is broken (lost events?): follow the trace.
+            self.cpus.entry(cpu).or_default().curr = Some(s.next_pid);
+            return Err(format!(
+                "sched_switch from pid {} on cpu{cpu}, but pid {curr} was switched in there",
+                s.prev_pid
+            ));
+        }
         // Everything up to now ran with the old flags.
         let prev = (s.prev_pid != 0).then_some(s.prev_pid);
         self.update(prev, cpu, ts);
@@ -189,7 +199,7 @@ impl InferReplay {
                 }
             }
         }
-        self.cpus.entry(cpu).or_default().curr = s.next_pid;
+        self.cpus.entry(cpu).or_default().curr = Some(s.next_pid);
         if s.next_pid != 0 {
             let weight = prio_weight(s.next_prio);
             let n = self.task(s.next_pid, s.next_comm);
@@ -255,8 +265,11 @@ impl InferReplay {
                 // removed load into the old cfs_rq at that CPU's next update).
                 self.migrate(ts, pid, orig_cpu, dest_cpu);
             }
-            Event::HrtimerExpire { function, .. } if function == "tick_sched_timer" => {
-                let curr = self.cpus.get(&cpu).map_or(0, |c| c.curr);
+            // The tick: tick_sched_timer (6.1), tick_nohz_handler (6.12).
+            Event::HrtimerExpire { function, .. }
+                if function == "tick_sched_timer" || function == "tick_nohz_handler" =>
+            {
+                let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
                 self.update((curr != 0).then_some(curr), cpu, ts);
             }
             Event::Exit { pid, .. } => {
@@ -322,6 +335,7 @@ impl InferReplay {
                     // The event precedes the sched_switch that dequeues: apply now.
                     let mut a = avg;
                     util_est_update(&mut a, true, &self.ue_cpu);
+                    // LISA prints `enqueued` (the estimate on one-word kernels).
                     let k = match value {
                         UtilEstValue::Mainline(v) => v,
                         UtilEstValue::PreV6_9 { enqueued, .. } => enqueued,
@@ -350,7 +364,7 @@ impl InferReplay {
             cpu.offset = Some(c.now as i64 - ts as i64);
         }
         match EntityKey::of_call(c) {
-            EntityKey::CfsRq(ncpu, p) if p[0] == b'/' && p[1] == 0 => {
+            EntityKey::CfsRq(ncpu, p) if p == "/" => {
                 let (w, n, curr) = self.cfs_inputs(ncpu);
                 let cpu = self.cpus.entry(ncpu).or_default();
                 let Some(ours) = cpu.cfs else {

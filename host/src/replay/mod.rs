@@ -23,49 +23,36 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use schedmath::profile::{Profile, UtilEstVersion};
 
-use crate::trace::event::{Event, PeltCall, PeltCallKind};
+use crate::trace::event::{Event, PeltCall, PeltEntity};
 use crate::trace::report::{ReportReader, SkipReason};
 use stats::{round3, EntityStats, FIELDS};
 
 /// Which signal an update belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EntityKey {
-    /// A CPU's cfs_rq (root: the CPU's own; the path distinguishes task groups, hashed
-    /// into the key with its first 8 bytes — real paths are short and unique).
-    CfsRq(u32, [u8; 24]),
-    /// A group sched_entity on a CPU (its cfs_rq path).
-    GroupSe(u32, [u8; 24]),
+    /// A CPU's cfs_rq of one cgroup (`/` = the CPU's root cfs_rq).
+    CfsRq(u32, String),
+    /// A task group's sched_entity on a CPU (the group's path).
+    GroupSe(u32, String),
     /// A task's sched_entity.
     Task(i32),
-}
-
-fn path_key(path: Option<&str>) -> [u8; 24] {
-    let mut k = [0u8; 24];
-    let p = path.unwrap_or("/").as_bytes();
-    let n = p.len().min(24);
-    k[..n].copy_from_slice(&p[..n]);
-    k
 }
 
 impl EntityKey {
     /// The entity a probe call updates.
     pub fn of_call(c: &PeltCall<'_>) -> EntityKey {
-        match (c.kind, c.pid) {
-            (PeltCallKind::CfsRq, _) => EntityKey::CfsRq(c.cpu, path_key(c.path)),
-            (_, Some(pid)) => EntityKey::Task(pid),
-            (_, None) => EntityKey::GroupSe(c.cpu, path_key(c.path)),
+        match c.entity {
+            PeltEntity::CfsRq => EntityKey::CfsRq(c.cpu, c.path.to_string()),
+            PeltEntity::Group => EntityKey::GroupSe(c.cpu, c.path.to_string()),
+            PeltEntity::Task => EntityKey::Task(c.pid.unwrap_or(-1)),
         }
     }
 
-    /// `pid 1234 rt-app`, `cpu1 /`, `cpu1 se /grp`.
+    /// `pid 1234 rt-app`, `cpu1 /`, `cpu1 se /lab/bg`.
     pub fn name(&self, comm: Option<&str>) -> String {
-        let path = |k: &[u8; 24]| {
-            let end = k.iter().position(|&b| b == 0).unwrap_or(24);
-            String::from_utf8_lossy(&k[..end]).into_owned()
-        };
         match self {
-            EntityKey::CfsRq(cpu, p) => format!("cpu{cpu} {}", path(p)),
-            EntityKey::GroupSe(cpu, p) => format!("cpu{cpu} se {}", path(p)),
+            EntityKey::CfsRq(cpu, p) => format!("cpu{cpu} {p}"),
+            EntityKey::GroupSe(cpu, p) => format!("cpu{cpu} se {p}"),
             EntityKey::Task(pid) => match comm {
                 Some(c) if !c.is_empty() => format!("pid {pid} {c}"),
                 _ => format!("pid {pid}"),

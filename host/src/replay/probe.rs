@@ -27,7 +27,7 @@ use schedmath::util_est::{util_est_update, UtilEst, UtilEstCpu, UTIL_AVG_UNCHANG
 
 use super::stats::EntityStats;
 use super::EntityKey;
-use crate::trace::event::{PeltCall, PeltCallKind, PeltState, UtilEstValue};
+use crate::trace::event::{PeltCall, PeltCallKind, PeltEntity, PeltState, UtilEstValue};
 
 /// One traced entity.
 #[derive(Default)]
@@ -106,16 +106,21 @@ impl ProbeReplay {
     pub fn call(&mut self, c: &PeltCall<'_>) -> Result<(), String> {
         let version = self.profile.util_est;
         let key = EntityKey::of_call(c);
-        let name = || key.name(c.comm);
+        let name = key.name(c.comm);
         let (tables, ue_cpu, what_if, ue_events) =
             (self.tables, self.ue_cpu, self.what_if, self.util_est_events);
-        let has_ue = c.after.util_est.is_some();
-        let ent = self.entity(key, name);
+        // A cfs_rq's util_est is the enqueued sum, changed by util_est_enqueue/dequeue
+        // outside pelt.c: taken from the kernel, not compared.
+        let has_ue = c.after.util_est.is_some() && c.entity == PeltEntity::Task;
+        let ent = self.entity(key, || name);
         let kbefore = to_avg(&c.before, version);
         let kafter = to_avg(&c.after, version);
         let mut ours = ent.state.unwrap_or(kbefore);
+        if !has_ue {
+            ours.util_est = kbefore.util_est;
+        }
         if !what_if && ours != kbefore {
-            if has_ue && !ue_events && c.kind != PeltCallKind::CfsRq {
+            if has_ue && !ue_events {
                 // A util_est change between calls: util_est_update at the last dequeue.
                 let mut est = ours;
                 util_est_update(&mut est, true, &ue_cpu);
@@ -143,10 +148,11 @@ impl ProbeReplay {
         if has_ue {
             s.err[3].add(util_est_of(&ours), util_est_of(&kafter));
         }
-        let same_ue = !has_ue || ours.util_est == kafter.util_est;
         let mut a = ours;
-        a.util_est = kafter.util_est;
-        if a == kafter && same_ue {
+        if !has_ue {
+            a.util_est = kafter.util_est;
+        }
+        if a == kafter {
             s.exact += 1;
         }
         ent.state = Some(ours);
@@ -177,9 +183,13 @@ impl ProbeReplay {
                 u64::from(enqueued),
                 enqueued == e & !UTIL_AVG_UNCHANGED && ewma == w,
             ),
-            // The event's layout is not the profile's: compare the plain estimate.
-            (UtilEstValue::Mainline(v), _) => (u64::from(v), false),
-            (UtilEstValue::PreV6_9 { enqueued, .. }, _) => (u64::from(enqueued), false),
+            // LISA prints `enqueued`/`ewma` for one-word kernels too (both the estimate).
+            (UtilEstValue::PreV6_9 { enqueued, .. }, UtilEst::Mainline(o)) => {
+                (u64::from(enqueued), enqueued == o & !UTIL_AVG_UNCHANGED)
+            }
+            (UtilEstValue::Mainline(v), UtilEst::PreV6_9 { enqueued: e, .. }) => {
+                (u64::from(v), v == e & !UTIL_AVG_UNCHANGED)
+            }
         };
         let s = &mut ent.stats;
         s.updates += 1;
@@ -196,40 +206,32 @@ impl ProbeReplay {
 
 /// Applies the core function the kernel called, with the recorded arguments.
 fn apply(c: &PeltCall<'_>, sa: &mut SchedAvg, t: &PeltTables) -> Result<(), String> {
-    let missing = |what: &str| format!("probe record lacks `{what}`");
     match c.kind {
         PeltCallKind::BlockedSe => {
-            let w = c.weight.ok_or_else(|| missing("weight"))?;
-            __update_load_avg_blocked_se(c.now, sa, w, t);
+            __update_load_avg_blocked_se(c.now, sa, c.lw, t);
         }
         PeltCallKind::Se => {
-            let w = c.weight.ok_or_else(|| missing("weight"))?;
-            let load = c.load.ok_or_else(|| missing("load"))?;
-            let running = c.running.ok_or_else(|| missing("running"))?;
-            let runnable = c.runnable.unwrap_or(load);
-            let on_rq = load != 0;
             let se = SchedEntityPelt {
-                load_weight: w,
-                on_rq,
-                is_curr: running != 0,
-                // se_runnable() is 0 for a delayed entity although it is on the rq.
-                sched_delayed: c.sched_delayed.unwrap_or(on_rq && runnable == 0),
-                group_runnable_weight: c.pid.is_none().then_some(runnable),
+                load_weight: c.lw,
+                on_rq: c.load != 0,
+                is_curr: c.running,
+                sched_delayed: c.sched_delayed.unwrap_or(false),
+                group_runnable_weight: (c.entity == PeltEntity::Group).then_some(c.runnable),
             };
+            // The probe's `runnable` is the kernel's se_runnable(): ours must agree.
+            let ours = schedmath::pelt::se_runnable(&se);
+            if ours != c.runnable {
+                return Err(format!(
+                    "se_runnable() {ours} but the kernel passed runnable={}",
+                    c.runnable
+                ));
+            }
             __update_load_avg_se(c.now, sa, &se, t);
         }
         PeltCallKind::CfsRq => {
-            // The weight in scaled units, or the load argument (already scaled down).
-            let w = match (c.weight, c.load) {
-                (Some(w), _) => w,
-                (None, Some(l)) => l << 10, // scale_load(): load_sum uses scale_load_down
-                (None, None) => return Err(missing("weight")),
-            };
-            let runnable = c.runnable.ok_or_else(|| missing("runnable"))?;
-            let running = c.running.ok_or_else(|| missing("running"))?;
-            let runnable = u32::try_from(runnable)
-                .map_err(|_| format!("runnable {runnable} exceeds 32 bits"))?;
-            __update_load_avg_cfs_rq(c.now, sa, w, runnable, running != 0, t);
+            let runnable = u32::try_from(c.runnable)
+                .map_err(|_| format!("runnable {} exceeds 32 bits", c.runnable))?;
+            __update_load_avg_cfs_rq(c.now, sa, c.lw, runnable, c.running, t);
         }
     }
     Ok(())

@@ -91,33 +91,48 @@ pub struct PeltState {
     pub util_est_ewma: Option<u32>,
 }
 
-/// One call of a PELT update function, recorded by the lab's probe: arguments, the
-/// entity's `sched_avg` before and after.
+/// What a probe record's entity is (`kind=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PeltEntity {
+    /// A task's sched_entity.
+    Task,
+    /// A task group's sched_entity on one CPU.
+    Group,
+    /// A cfs_rq.
+    CfsRq,
+}
+
+/// One call of a PELT update function, recorded by the lab probe's
+/// `schedmath__pelt_update` event (fields: fixtures/lab/README.md): the arguments and the
+/// entity's `sched_avg` before (`b_*`) and after (`a_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeltCall<'a> {
-    /// Which function.
+    /// Which function (`fn=`).
     pub kind: PeltCallKind,
+    /// Which entity (`kind=`).
+    pub entity: PeltEntity,
     /// The CPU of the cfs_rq.
     pub cpu: u32,
-    /// The task's pid (se calls of a task), else `None`.
+    /// The task's pid (`kind=task`), else `None`.
     pub pid: Option<i32>,
-    /// The task's comm, if printed.
+    /// The task's comm (`kind=task`).
     pub comm: Option<&'a str>,
-    /// The cfs_rq's cgroup path, if printed (`/` = root).
-    pub path: Option<&'a str>,
+    /// The cgroup path (`/` = root).
+    pub path: &'a str,
     /// `now` (rq_clock_pelt, ns).
     pub now: u64,
-    /// `___update_load_sum`'s `load` argument (se: `!!on_rq`; cfs_rq: the scaled-down
-    /// weight), if printed.
-    pub load: Option<u64>,
-    /// Its `runnable` argument (se: `se_runnable()`; cfs_rq: h_nr_runnable / h_nr_running).
-    pub runnable: Option<u64>,
-    /// Its `running` argument.
-    pub running: Option<u64>,
-    /// `se->load.weight` / `cfs_rq->load.weight` in the kernel's scaled units, if printed.
-    pub weight: Option<u64>,
-    /// `se->sched_delayed`, if printed.
+    /// `lw`: `se->load.weight` / `cfs_rq->load.weight`, scaled (nice 0 = 1048576).
+    pub lw: u64,
+    /// `load`: `___update_load_sum`'s load argument.
+    pub load: u64,
+    /// `runnable`: its runnable argument (se_runnable(), h_nr_runnable / h_nr_running).
+    pub runnable: u64,
+    /// `running`: its running argument.
+    pub running: bool,
+    /// `delayed`: `se->sched_delayed` (6.12; `None` for a cfs_rq).
     pub sched_delayed: Option<bool>,
+    /// `ret`: the function's return value.
+    pub ret: i32,
     /// The state before the call.
     pub before: PeltState,
     /// The state after.
@@ -366,122 +381,61 @@ fn wakeup(body: &str, waking: bool, new: bool) -> Result<Event<'_>, BadField> {
     })
 }
 
-/// The probe state fields and the spellings accepted for "before" and "after".
-const STATE_KEYS: [&str; 10] = [
-    "last_update_time",
-    "load_sum",
-    "runnable_sum",
-    "util_sum",
-    "period_contrib",
-    "load_avg",
-    "runnable_avg",
-    "util_avg",
-    "util_est",
-    "util_est_ewma",
-];
-
-/// Short names some printers use for the state fields (same order as [`STATE_KEYS`]).
-const STATE_SHORT: [&str; 10] = [
-    "lut", "lsum", "rsum", "usum", "pc", "load", "runnable", "util", "ue", "ewma",
-];
-
-fn state_value(body: &str, i: usize, after: bool) -> Result<Option<u64>, BadField> {
-    let (long, short) = (STATE_KEYS[i], STATE_SHORT[i]);
-    let spellings: [String; 6] = if after {
-        [
-            format!("{long}_after"),
-            format!("after_{long}"),
-            format!("new_{long}"),
-            format!("a_{short}"),
-            format!("{short}1"),
-            long.to_string(),
-        ]
-    } else {
-        [
-            format!("{long}_before"),
-            format!("before_{long}"),
-            format!("old_{long}"),
-            format!("b_{short}"),
-            format!("{short}0"),
-            format!("prev_{long}"),
-        ]
-    };
-    for k in &spellings {
-        if let Some(v) = opt_num::<u64>(body, k)? {
-            return Ok(Some(v));
-        }
-    }
-    Ok(None)
-}
-
-fn state(body: &str, after: bool) -> Result<PeltState, BadField> {
-    let mut v = [None; 10];
-    for (i, slot) in v.iter_mut().enumerate() {
-        *slot = state_value(body, i, after)?;
-    }
-    let need = |i: usize| {
-        v[i].ok_or_else(|| {
-            BadField(format!(
-                "missing `{}` ({})",
-                STATE_KEYS[i],
-                if after { "after" } else { "before" }
-            ))
-        })
-    };
-    let u32_of = |i: usize, x: u64| {
-        u32::try_from(x).map_err(|_| BadField(format!("`{}` {x} exceeds 32 bits", STATE_KEYS[i])))
+/// `struct sched_avg` from the probe's `P_*` fields (`P` = `b` before, `a` after).
+fn state(body: &str, p: &str) -> Result<PeltState, BadField> {
+    let n = |k: &str| num::<u64>(body, &format!("{p}_{k}"));
+    let n32 = |k: &str| num::<u32>(body, &format!("{p}_{k}"));
+    let o32 = |k: &str| opt_num::<u32>(body, &format!("{p}_{k}"));
+    // 6.12 prints the one-word util_est as `P_ue`, 6.1 `P_ue_enq` and `P_ue_ewma`.
+    let (util_est, util_est_ewma) = match o32("ue")? {
+        Some(v) => (Some(v), None),
+        None => (o32("ue_enq")?, o32("ue_ewma")?),
     };
     Ok(PeltState {
-        last_update_time: need(0)?,
-        load_sum: need(1)?,
-        runnable_sum: need(2)?,
-        util_sum: u32_of(3, need(3)?)?,
-        period_contrib: u32_of(4, need(4)?)?,
-        load_avg: need(5)?,
-        runnable_avg: need(6)?,
-        util_avg: need(7)?,
-        util_est: v[8].map(|x| u32_of(8, x)).transpose()?,
-        util_est_ewma: v[9].map(|x| u32_of(9, x)).transpose()?,
+        last_update_time: n("lut")?,
+        load_sum: n("load_sum")?,
+        runnable_sum: n("runnable_sum")?,
+        util_sum: n32("util_sum")?,
+        period_contrib: n32("period_contrib")?,
+        load_avg: n("load_avg")?,
+        runnable_avg: n("runnable_avg")?,
+        util_avg: n("util_avg")?,
+        util_est,
+        util_est_ewma,
     })
 }
 
-/// The probe function named by an event name or its `fn=`/`op=` field.
-fn pelt_call_kind(name: &str) -> Option<PeltCallKind> {
-    if name.ends_with("update_load_avg_blocked_se") {
-        Some(PeltCallKind::BlockedSe)
-    } else if name.ends_with("update_load_avg_se") {
-        Some(PeltCallKind::Se)
-    } else if name.ends_with("update_load_avg_cfs_rq") {
-        Some(PeltCallKind::CfsRq)
-    } else {
-        None
-    }
-}
-
-fn pelt_call<'a>(kind: PeltCallKind, body: &'a str) -> Result<PeltCall<'a>, BadField> {
-    let pid: Option<i32> = opt_num(body, "pid")?;
-    let first = |keys: &[&str]| -> Result<Option<u64>, BadField> {
-        for k in keys {
-            if let Some(v) = opt_num(body, k)? {
-                return Ok(Some(v));
-            }
-        }
-        Ok(None)
+fn pelt_call(body: &str) -> Result<PeltCall<'_>, BadField> {
+    let kind = match get(body, "fn") {
+        Some("se") => PeltCallKind::Se,
+        Some("blocked_se") => PeltCallKind::BlockedSe,
+        Some("cfs") => PeltCallKind::CfsRq,
+        other => return Err(BadField(format!("field `fn`: {other:?}"))),
     };
+    let entity = match get(body, "kind") {
+        Some("task") => PeltEntity::Task,
+        Some("group") => PeltEntity::Group,
+        Some("cfs_rq") => PeltEntity::CfsRq,
+        other => return Err(BadField(format!("field `kind`: {other:?}"))),
+    };
+    let pid: i32 = num(body, "pid")?;
+    let delayed: i32 = num(body, "delayed")?;
     Ok(PeltCall {
         kind,
+        entity,
         cpu: num(body, "cpu")?,
-        pid: pid.filter(|&p| p >= 0 && kind != PeltCallKind::CfsRq),
-        comm: get(body, "comm"),
-        path: get(body, "path"),
+        pid: (entity == PeltEntity::Task).then_some(pid),
+        comm: (entity == PeltEntity::Task).then(|| get(body, "comm").unwrap_or("")),
+        path: get(body, "path").unwrap_or("/"),
         now: num(body, "now")?,
-        load: first(&["load_arg", "load"])?,
-        runnable: first(&["runnable_arg", "runnable", "h_nr_runnable", "h_nr_running"])?,
-        running: first(&["running_arg", "running", "is_curr", "has_curr"])?,
-        weight: first(&["weight", "load_weight", "se_weight"])?,
-        sched_delayed: first(&["sched_delayed", "delayed"])?.map(|d| d != 0),
-        before: state(body, false)?,
-        after: state(body, true)?,
+        lw: num(body, "lw")?,
+        load: num(body, "load")?,
+        runnable: num(body, "runnable")?,
+        running: num::<i32>(body, "running")? != 0,
+        sched_delayed: (delayed >= 0).then_some(delayed != 0),
+        ret: num(body, "ret")?,
+        before: state(body, "b")?,
+        after: state(body, "a")?,
     })
 }
 
@@ -491,13 +445,8 @@ impl<'a> Event<'a> {
         let b = r.body;
         // LISA's events are `lisa__sched_*`; older modules used plain `sched_*`.
         let name = r.event.strip_prefix("lisa__").unwrap_or(r.event);
-        if let Some(kind) = pelt_call_kind(name)
-            .or_else(|| get(b, "fn").and_then(pelt_call_kind))
-            .or_else(|| get(b, "op").and_then(pelt_call_kind))
-        {
-            return Ok(Event::PeltCall(pelt_call(kind, b)?));
-        }
         Ok(match name {
+            "schedmath__pelt_update" => Event::PeltCall(pelt_call(b)?),
             "sched_switch" => Event::Switch(switch(b)?),
             "sched_waking" => wakeup(b, true, false)?,
             "sched_wakeup" => wakeup(b, false, false)?,

@@ -12,5 +12,5 @@
 pub mod event;
 pub mod report;
 
-pub use event::{Event, PeltCall, PeltCallKind, PeltState, UtilEstValue};
+pub use event::{Event, PeltCall, PeltCallKind, PeltEntity, PeltState, UtilEstValue};
 pub use report::{ReadError, Record, ReportReader, SkipReason, Skipped};

@@ -67,7 +67,7 @@ impl<'a> Record<'a> {
 /// Why a line was skipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SkipReason {
-    /// The last line of the file, cut short (no newline, does not parse).
+    /// The last line of the file, cut short (no newline).
     Truncated,
     /// A line after the header that is not an event line.
     Malformed,
@@ -286,6 +286,13 @@ impl<R: BufRead> ReportReader<R> {
                     continue;
                 }
             }
+            // trace-cmd ends every line with a newline: a last line without one was cut
+            // (a value cut short can still parse, so it is never trusted).
+            if !newline {
+                let detail: String = s.chars().take(80).collect();
+                self.skip(SkipReason::Truncated, line, detail);
+                continue;
+            }
             match parse_line(s) {
                 Some((ts, digits)) => {
                     if let Some(prev) = self.last_ts {
@@ -312,13 +319,8 @@ impl<R: BufRead> ReportReader<R> {
                     }
                 }
                 None => {
-                    let reason = if newline {
-                        SkipReason::Malformed
-                    } else {
-                        SkipReason::Truncated
-                    };
                     let detail: String = s.chars().take(80).collect();
-                    self.skip(reason, line, detail);
+                    self.skip(SkipReason::Malformed, line, detail);
                 }
             }
         }
