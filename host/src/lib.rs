@@ -12,6 +12,7 @@ pub mod sim;
 pub mod study;
 pub mod trace;
 pub mod verify;
+pub mod versus;
 pub mod workload;
 
 /// The exit code of a command that reports success (`Ok(true)`), a failed check

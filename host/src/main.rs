@@ -81,6 +81,19 @@ enum Cmd {
     ///
     /// Example: schedmath replay fixtures/lab/6.12.38/periodic-25-16/report.txt --json
     Replay(schedmath_host::replay::ReplayArgs),
+    /// Simulator vs kernel: a lab capture (fixtures/lab/<kernel>/<workload>/) beside the
+    /// same rt-app file simulated on the lab guest's platform file (default
+    /// fixtures/platforms/lab-qemu-<N>c.toml): CPU time, util_avg, busy %, wake-up
+    /// latency, migrations, context switches. `cargo xtask lab compare` prints the same.
+    ///
+    /// Example: schedmath versus fixtures/lab/6.12.95+deb12-amd64/periodic-25pct-16ms
+    Versus {
+        /// The capture folder (meta.json, <workload>.json, report.txt(.gz)).
+        capture: PathBuf,
+        /// The platform file describing the guest.
+        #[arg(long, value_name = "FILE")]
+        platform: Option<PathBuf>,
+    },
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -427,6 +440,13 @@ fn main() -> ExitCode {
         Cmd::Compare(args) => compare_cmd(&args),
         Cmd::Study(args) => study_cmd(&args),
         Cmd::Replay(args) => replay_cmd(&args),
+        Cmd::Versus { capture, platform } => {
+            schedmath_host::versus::run(&capture, platform.as_deref()).and_then(|(c, k, m)| {
+                let t = schedmath_host::versus::render(&c, &k, &m);
+                std::io::stdout().lock().write_all(t.as_bytes())?;
+                Ok(true)
+            })
+        }
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
         Cmd::Workload(WorkloadCmd::Check {
             file,

@@ -134,7 +134,7 @@ pub fn kernel_profile(kernel: Option<&str>) -> Profile {
 }
 
 /// Opens a trace, decompressing gzip (by its magic bytes).
-fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
+pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
     let mut r = BufReader::with_capacity(1 << 16, f);
     let magic = r
