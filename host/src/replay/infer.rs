@@ -85,6 +85,53 @@ pub struct InferReplay {
     /// Answer-key kind in use: probe records win over LISA events.
     probe_key: bool,
     lisa_stats: (HashMap<i32, EntityStats>, BTreeMap<u32, EntityStats>),
+    /// One offset for every CPU (the guest's sched_clock is stable), if estimated.
+    global_offset: Option<i64>,
+}
+
+/// Which statistic of `now - timestamp` over the answer key is the clock offset.
+const OFFSET_PERCENTILE: f64 = 100.0;
+
+/// The offset from the trace clock to the rq clock (ns), estimated over the whole trace
+/// from the answer key: each record's `now` (probe) or `update_time` (LISA) minus its
+/// timestamp. The kernel reads its clock before it writes the event, so every difference
+/// is at most the true offset; the largest one is the estimate ([`OFFSET_PERCENTILE`]).
+/// One pass, a fixed-size histogram (1 µs bins, ±32 ms around the first difference).
+pub fn clock_offset<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<i64>> {
+    const BINS: usize = 1 << 16;
+    let mut r = crate::trace::report::ReportReader::new(
+        std::io::BufReader::with_capacity(1 << 16, input),
+        name,
+    );
+    let mut base: Option<i64> = None;
+    let mut hist = vec![0u32; BINS];
+    let mut n = 0u64;
+    while let Some(rec) = r.next_record()? {
+        let clock = match Event::parse(&rec) {
+            Ok(Event::PeltCall(c)) => c.now,
+            Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
+                update_time
+            }
+            _ => continue,
+        };
+        let d = clock as i64 - rec.ts_ns as i64;
+        let b = *base.get_or_insert(d - (BINS as i64 / 2) * 1000);
+        let bin = (d - b) / 1000;
+        if (0..BINS as i64).contains(&bin) {
+            hist[bin as usize] += 1;
+            n += 1;
+        }
+    }
+    let Some(b) = base else { return Ok(None) };
+    let want = ((OFFSET_PERCENTILE / 100.0) * n as f64).ceil().max(1.0) as u64;
+    let mut seen = 0u64;
+    for (i, &h) in hist.iter().enumerate() {
+        seen += u64::from(h);
+        if seen >= want {
+            return Ok(Some(b + i as i64 * 1000 + 500));
+        }
+    }
+    Ok(None)
 }
 
 fn se_pelt(t: &Task) -> SchedEntityPelt {
@@ -99,8 +146,9 @@ fn se_pelt(t: &Task) -> SchedEntityPelt {
 
 impl InferReplay {
     /// A replay under `profile`.
-    pub fn new(profile: Profile) -> Self {
+    pub fn new(profile: Profile, global_offset: Option<i64>) -> Self {
         InferReplay {
+            global_offset,
             profile,
             tables: PeltTables::of(profile.halflife),
             ue_cpu: UtilEstCpu::default(),
@@ -130,7 +178,10 @@ impl InferReplay {
 
     /// The rq clock of `cpu` at trace time `ts`, once calibrated.
     fn clock(&self, cpu: u32, ts: u64) -> Option<u64> {
-        let off = self.cpus.get(&cpu)?.offset?;
+        let off = match self.global_offset {
+            Some(o) => o,
+            None => self.cpus.get(&cpu)?.offset?,
+        };
         Some(ts.wrapping_add_signed(off))
     }
 
@@ -408,6 +459,9 @@ impl InferReplay {
                 }
                 let name = format!("pid {pid} {}", task.comm);
                 task.stats.entity = name;
+                if std::env::var("SM_DEBUG").is_ok_and(|v| v == pid.to_string()) {
+                    eprintln!("{ts} now={} on_rq={} run={} ours u/l/r/ue {}/{}/{}/{:?} lut {} kernel {}/{}/{}/{:?} lut {}", c.now, task.on_rq, task.running, p.util_avg, p.load_avg, p.runnable_avg, p.util_est, p.last_update_time, kafter.util_avg, kafter.load_avg, kafter.runnable_avg, kafter.util_est, kafter.last_update_time);
+                }
                 compare(&mut task.stats, &p, &kafter, has_ue);
                 let _ = kbefore;
             }

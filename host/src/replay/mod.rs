@@ -159,15 +159,10 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
         None => base,
     };
     let what_if = profile != base;
+    let name = args.trace.display().to_string();
+    let offset = infer::clock_offset(open(&args.trace)?, &name)?;
     let input = open(&args.trace)?;
-    replay(
-        input,
-        &args.trace.display().to_string(),
-        kernel,
-        profile,
-        what_if,
-        args.infer,
-    )
+    replay_with(input, &name, kernel, profile, what_if, args.infer, offset)
 }
 
 /// Replays a trace read from `input` (`name` for messages).
@@ -179,9 +174,23 @@ pub fn replay<R: Read>(
     what_if: bool,
     force_infer: bool,
 ) -> anyhow::Result<Report> {
+    replay_with(input, name, kernel, profile, what_if, force_infer, None)
+}
+
+/// [`replay`] with the trace-clock → rq-clock offset of the inferred replay (from
+/// [`infer::clock_offset`]; `None`: each CPU's first answer-key record).
+pub fn replay_with<R: Read>(
+    input: R,
+    name: &str,
+    kernel: Option<String>,
+    profile: Profile,
+    what_if: bool,
+    force_infer: bool,
+    clock_offset: Option<i64>,
+) -> anyhow::Result<Report> {
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);
-    let mut inf = infer::InferReplay::new(profile);
+    let mut inf = infer::InferReplay::new(profile, clock_offset);
     let mut probe_calls = 0u64;
     let mut events = 0u64;
     loop {
