@@ -6,11 +6,14 @@ pub mod fixtures;
 pub mod governor;
 pub mod idle;
 pub mod platform;
+pub mod replay;
 pub mod rng;
 pub mod sim;
 pub mod study;
 pub mod text;
+pub mod trace;
 pub mod verify;
+pub mod versus;
 pub mod workload;
 
 /// The exit code of a command that reports success (`Ok(true)`), a failed check

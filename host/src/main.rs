@@ -69,6 +69,31 @@ enum Cmd {
     ///
     /// Example: schedmath study ou-lone-task
     Study(StudyArgs),
+    /// Replay a real trace (`trace-cmd report` text, or `.gz`) through the core's PELT and
+    /// util_est and compare with the kernel's own values, update by update.
+    ///
+    /// With the lab probe's per-call records the kernel's update points are replayed
+    /// exactly; otherwise (or with `--infer`) they are rebuilt from sched events and ticks
+    /// and the kernel's values are only the answer key. `--profile pelt-hl8` (any profile)
+    /// shows what that kernel would have computed on the same timeline. `--json` prints
+    /// `{"trace", "kernel", "entities": [{"entity", "updates", "exact", "max_abs_err",
+    /// "mean_abs_err"}], "totals": {"updates", "exact"}}`.
+    ///
+    /// Example: schedmath replay fixtures/lab/6.12.38/periodic-25-16/report.txt --json
+    Replay(schedmath_host::replay::ReplayArgs),
+    /// Simulator vs kernel: a lab capture (fixtures/lab/<kernel>/<workload>/) beside the
+    /// same rt-app file simulated on the lab guest's platform file (default
+    /// fixtures/platforms/lab-qemu-<N>c.toml): CPU time, util_avg, busy %, wake-up
+    /// latency, migrations, context switches. `cargo xtask lab compare` prints the same.
+    ///
+    /// Example: schedmath versus fixtures/lab/6.12.95+deb12-amd64/periodic-25pct-16ms
+    Versus {
+        /// The capture folder (meta.json, <workload>.json, report.txt(.gz)).
+        capture: PathBuf,
+        /// The platform file describing the guest.
+        #[arg(long, value_name = "FILE")]
+        platform: Option<PathBuf>,
+    },
     /// Platform files: CPUs, frequency domains, OPPs, Energy Model, idle states.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -130,6 +155,20 @@ enum PlatformCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `schedmath replay`.
+fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool> {
+    let r = schedmath_host::replay::run(args)?;
+    let text = if args.json {
+        let mut t = serde_json::to_string_pretty(&r.to_json())?;
+        t.push('\n');
+        t
+    } else {
+        r.render()
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(true)
 }
 
 /// `schedmath platform show`.
@@ -422,6 +461,14 @@ fn main() -> ExitCode {
         Cmd::Simulate(args) => simulate_cmd(&args),
         Cmd::Compare(args) => compare_cmd(&args),
         Cmd::Study(args) => study_cmd(&args),
+        Cmd::Replay(args) => replay_cmd(&args),
+        Cmd::Versus { capture, platform } => {
+            schedmath_host::versus::run(&capture, platform.as_deref()).and_then(|(c, k, m)| {
+                let t = schedmath_host::versus::render(&c, &k, &m);
+                std::io::stdout().lock().write_all(t.as_bytes())?;
+                Ok(true)
+            })
+        }
         Cmd::Platform(PlatformCmd::Show { file, json }) => platform_show(&file, json),
         Cmd::Workload(WorkloadCmd::Check {
             file,

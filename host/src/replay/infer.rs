@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Replay from sched events and ticks: the update points are inferred.
+//!
+//! Per task: on_rq from `sched_wakeup(_new)` (enqueue) until a `sched_switch` that leaves
+//! it sleeping (dequeue, then util_est_update), running between `sched_switch` in and out,
+//! its CPU from the wake-up target and `sched_migrate_task` (detach from the old cfs_rq,
+//! attach to the new one), its weight from the printed priority (nice = prio - 120). Per
+//! CPU: the root cfs_rq with the summed weights of its queued tasks, their count
+//! (`h_nr_running` / `h_nr_runnable`) and whether a fair task runs. Signals are updated
+//! with the core's functions where the kernel updates them: at every enqueue, dequeue,
+//! switch and tick (`hrtimer_expire_entry` of `tick_sched_timer`), in the PELT clock of
+//! that CPU. The lab guest has no frequency or capacity invariance, so clock_pelt is
+//! clock_task and no idle time is lost.
+//!
+//! The kernel's values are only the answer key: at each recorded update (a probe record
+//! or LISA's `sched_pelt_se`/`sched_pelt_cfs`) the model's signal is brought to the
+//! kernel's instant on a copy and compared. Two things are taken from the answer key and
+//! nothing else: an entity's initial state (its first record: a trace starts with every
+//! signal already running) and, per CPU, the offset between the trace clock and the
+//! rq clock (the first record on that CPU).
+//!
+//! Not visible in sched events, hence errors: 6.12's delayed dequeue (a task that sleeps
+//! with negative lag stays queued, its load still counted, until picked), the exact rq
+//! clock reads (a few µs before the event is written), removed load of tasks that wake
+//! on another CPU (folded in at the old CPU's next update, not at the migration).
+
+use std::collections::{BTreeMap, HashMap};
+
+use schedmath::pelt::{
+    __update_load_avg_cfs_rq, __update_load_avg_se, attach_entity_load_avg, detach_entity_load_avg,
+    PeltTables, SchedAvg, SchedEntityPelt,
+};
+use schedmath::profile::{Profile, UtilEstVersion};
+use schedmath::schedutil::sugov_effective_cpu_perf;
+use schedmath::util_est::{util_est_update, UtilEst, UtilEstCpu, UTIL_AVG_UNCHANGED};
+
+use super::probe::to_avg;
+use super::stats::EntityStats;
+use super::EntityKey;
+use crate::sim::rq::SCHED_PRIO_TO_WEIGHT;
+use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue};
+
+/// `NICE_0_LOAD` unscaled.
+const NICE_0_WEIGHT: u64 = 1024;
+
+/// The unscaled weight of a SCHED_OTHER priority (100..=139), `None` for RT/DL.
+fn prio_weight(prio: Option<i32>) -> Option<u64> {
+    match prio {
+        None => Some(NICE_0_WEIGHT),
+        Some(p) if (100..140).contains(&p) => Some(SCHED_PRIO_TO_WEIGHT[(p - 100) as usize]),
+        Some(_) => None,
+    }
+}
+
+#[derive(Default)]
+struct Task {
+    comm: String,
+    cpu: u32,
+    on_rq: bool,
+    running: bool,
+    /// Unscaled weight; `None` = not a fair task.
+    weight: Option<u64>,
+    avg: Option<SchedAvg>,
+    stats: EntityStats,
+}
+
+#[derive(Default)]
+struct Cpu {
+    /// The running task's pid (0 = idle), once a sched_switch on this CPU was seen.
+    curr: Option<i32>,
+    offset: Option<i64>,
+    cfs: Option<SchedAvg>,
+    stats: EntityStats,
+    /// (sum of the kernel's perf requests, ours, count) at the cfs_rq's answer-key points.
+    perf: (f64, f64, u64),
+}
+
+/// The inferred replay's state.
+pub struct InferReplay {
+    profile: Profile,
+    tables: &'static PeltTables,
+    ue_cpu: UtilEstCpu,
+    tasks: HashMap<i32, Task>,
+    cpus: BTreeMap<u32, Cpu>,
+    /// Answer-key kind in use: probe records win over LISA events.
+    probe_key: bool,
+    lisa_stats: (HashMap<i32, EntityStats>, BTreeMap<u32, EntityStats>),
+    /// One offset for every CPU (the guest's sched_clock is stable), if estimated.
+    global_offset: Option<i64>,
+}
+
+/// Which statistic of `now - timestamp` over the answer key is the clock offset.
+const OFFSET_PERCENTILE: f64 = 100.0;
+
+/// The offset from the trace clock to the rq clock (ns), estimated over the whole trace
+/// from the answer key: each record's `now` (probe) or `update_time` (LISA) minus its
+/// timestamp. The kernel reads its clock before it writes the event, so every difference
+/// is at most the true offset; the largest one is the estimate ([`OFFSET_PERCENTILE`]).
+/// One pass, a fixed-size histogram (1 µs bins, ±32 ms around the first difference).
+pub fn clock_offset<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<i64>> {
+    const BINS: usize = 1 << 16;
+    let mut r = crate::trace::report::ReportReader::new(
+        std::io::BufReader::with_capacity(1 << 16, input),
+        name,
+    );
+    let mut base: Option<i64> = None;
+    let mut hist = vec![0u32; BINS];
+    let mut n = 0u64;
+    while let Some(rec) = r.next_record()? {
+        let clock = match Event::parse(&rec) {
+            Ok(Event::PeltCall(c)) => c.now,
+            Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
+                update_time
+            }
+            _ => continue,
+        };
+        let d = clock as i64 - rec.ts_ns as i64;
+        let b = *base.get_or_insert(d - (BINS as i64 / 2) * 1000);
+        let bin = (d - b) / 1000;
+        if (0..BINS as i64).contains(&bin) {
+            hist[bin as usize] += 1;
+            n += 1;
+        }
+    }
+    let Some(b) = base else { return Ok(None) };
+    let want = ((OFFSET_PERCENTILE / 100.0) * n as f64).ceil().max(1.0) as u64;
+    let mut seen = 0u64;
+    for (i, &h) in hist.iter().enumerate() {
+        seen += u64::from(h);
+        if seen >= want {
+            return Ok(Some(b + i as i64 * 1000 + 500));
+        }
+    }
+    Ok(None)
+}
+
+fn se_pelt(t: &Task) -> SchedEntityPelt {
+    SchedEntityPelt {
+        load_weight: t.weight.unwrap_or(NICE_0_WEIGHT) << 10,
+        on_rq: t.on_rq,
+        is_curr: t.running,
+        sched_delayed: false,
+        group_runnable_weight: None,
+    }
+}
+
+impl InferReplay {
+    /// A replay under `profile`.
+    pub fn new(profile: Profile, global_offset: Option<i64>) -> Self {
+        InferReplay {
+            global_offset,
+            profile,
+            tables: PeltTables::of(profile.halflife),
+            ue_cpu: UtilEstCpu::default(),
+            tasks: HashMap::new(),
+            cpus: BTreeMap::new(),
+            probe_key: false,
+            lisa_stats: Default::default(),
+        }
+    }
+
+    /// The cfs_rq's inputs on `cpu`: (scaled weight sum, queued count, a fair task runs).
+    fn cfs_inputs(&self, cpu: u32) -> (u64, u32, bool) {
+        let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
+        let mut w = 0u64;
+        let mut n = 0u32;
+        for t in self.tasks.values() {
+            if t.cpu == cpu && t.on_rq {
+                if let Some(tw) = t.weight {
+                    w += tw << 10;
+                    n += 1;
+                }
+            }
+        }
+        let has_curr = curr != 0 && self.tasks.get(&curr).is_some_and(|t| t.weight.is_some());
+        (w, n, has_curr)
+    }
+
+    /// The rq clock of `cpu` at trace time `ts`, once calibrated.
+    fn clock(&self, cpu: u32, ts: u64) -> Option<u64> {
+        let off = match self.global_offset {
+            Some(o) => o,
+            None => self.cpus.get(&cpu)?.offset?,
+        };
+        Some(ts.wrapping_add_signed(off))
+    }
+
+    /// Brings `pid`'s signal and its CPU's cfs_rq up to `ts` with the current flags.
+    fn update(&mut self, pid: Option<i32>, cpu: u32, ts: u64) {
+        let Some(now) = self.clock(cpu, ts) else {
+            return;
+        };
+        let t = self.tables;
+        if let Some(pid) = pid {
+            if let Some(task) = self.tasks.get_mut(&pid) {
+                let se = se_pelt(task);
+                if let (Some(avg), Some(_)) = (task.avg.as_mut(), task.weight) {
+                    __update_load_avg_se(now, avg, &se, t);
+                }
+            }
+        }
+        let (w, n, curr) = self.cfs_inputs(cpu);
+        if let Some(c) = self.cpus.get_mut(&cpu) {
+            if let Some(cfs) = c.cfs.as_mut() {
+                __update_load_avg_cfs_rq(now, cfs, w, n, curr, t);
+            }
+        }
+    }
+
+    fn task(&mut self, pid: i32, comm: &str) -> &mut Task {
+        let t = self.tasks.entry(pid).or_insert_with(|| Task {
+            weight: Some(NICE_0_WEIGHT),
+            ..Task::default()
+        });
+        if t.comm.is_empty() {
+            t.comm = comm.to_string();
+        }
+        t
+    }
+
+    fn switch(&mut self, ts: u64, cpu: u32, s: &Switch<'_>) -> Result<(), String> {
+        let known = self.cpus.get(&cpu).and_then(|c| c.curr);
+        if let Some(curr) = known.filter(|&c| c != s.prev_pid) {
+            // The timeline of this CPU is broken (lost events?): follow the trace.
+            self.cpus.entry(cpu).or_default().curr = Some(s.next_pid);
+            return Err(format!(
+                "sched_switch from pid {} on cpu{cpu}, but pid {curr} was switched in there",
+                s.prev_pid
+            ));
+        }
+        // Everything up to now ran with the old flags.
+        let prev = (s.prev_pid != 0).then_some(s.prev_pid);
+        self.update(prev, cpu, ts);
+        if s.next_pid != 0 {
+            self.update(Some(s.next_pid), cpu, ts);
+        }
+        let ue_cpu = self.ue_cpu;
+        if let Some(pid) = prev {
+            let sleeping = !s.prev_runnable();
+            let weight = prio_weight(s.prev_prio);
+            let p = self.task(pid, s.prev_comm);
+            p.running = false;
+            p.cpu = cpu;
+            p.weight = weight;
+            if sleeping {
+                p.on_rq = false;
+                // dequeue_task_fair(): util_est_update() after the dequeue's PELT update.
+                if let Some(avg) = p.avg.as_mut() {
+                    util_est_update(avg, true, &ue_cpu);
+                }
+            }
+        }
+        self.cpus.entry(cpu).or_default().curr = Some(s.next_pid);
+        if s.next_pid != 0 {
+            let weight = prio_weight(s.next_prio);
+            let n = self.task(s.next_pid, s.next_comm);
+            n.running = true;
+            n.on_rq = true;
+            n.cpu = cpu;
+            n.weight = weight;
+        }
+        Ok(())
+    }
+
+    fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32) {
+        self.update(Some(pid), from, ts);
+        self.update(None, to, ts);
+        let t = self.tables;
+        let Some(task) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        task.cpu = to;
+        let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+        let Some(se) = task.avg.as_mut() else {
+            return;
+        };
+        if let Some(cfs) = self.cpus.get_mut(&from).and_then(|c| c.cfs.as_mut()) {
+            detach_entity_load_avg(cfs, se, w, t);
+        }
+        if let Some(cfs) = self.cpus.get_mut(&to).and_then(|c| c.cfs.as_mut()) {
+            attach_entity_load_avg(cfs, se, w, t);
+        }
+    }
+
+    /// One trace event (`cpu`: the buffer it came from).
+    pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        match *ev {
+            Event::Switch(ref s) => self.switch(ts, cpu, s)?,
+            Event::Wakeup {
+                comm,
+                pid,
+                prio,
+                target_cpu,
+                waking: false,
+                ..
+            } => {
+                let target = target_cpu.unwrap_or(cpu);
+                let from = self.tasks.get(&pid).map(|t| t.cpu);
+                if let Some(from) = from.filter(|&f| f != target) {
+                    self.migrate(ts, pid, from, target);
+                }
+                self.update(Some(pid), target, ts);
+                let weight = prio_weight(prio);
+                let t = self.task(pid, comm);
+                t.on_rq = true;
+                t.cpu = target;
+                t.weight = weight;
+            }
+            Event::Migrate {
+                pid,
+                orig_cpu,
+                dest_cpu,
+                ..
+            } => {
+                // A sleeping task is detached and attached at once (the kernel folds its
+                // removed load into the old cfs_rq at that CPU's next update).
+                self.migrate(ts, pid, orig_cpu, dest_cpu);
+            }
+            // The tick: tick_sched_timer (6.1), tick_nohz_handler (6.12).
+            Event::HrtimerExpire { function, .. }
+                if function.starts_with("tick_sched_timer") || function.starts_with("tick_nohz_handler") =>
+            {
+                let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
+                self.update((curr != 0).then_some(curr), cpu, ts);
+            }
+            Event::Exit { pid, .. } => {
+                // task_dead_fair(): its load leaves the cfs_rq.
+                let t = self.tables;
+                if let Some(task) = self.tasks.remove(&pid) {
+                    if let (Some(se), Some(cfs)) = (
+                        task.avg,
+                        self.cpus.get_mut(&task.cpu).and_then(|c| c.cfs.as_mut()),
+                    ) {
+                        detach_entity_load_avg(cfs, &se, task.weight.unwrap_or(NICE_0_WEIGHT), t);
+                    }
+                    // Keep the counters: re-insert a dead shell.
+                    self.tasks.insert(
+                        pid,
+                        Task {
+                            stats: task.stats,
+                            comm: task.comm,
+                            cpu: u32::MAX,
+                            ..Task::default()
+                        },
+                    );
+                }
+            }
+            Event::PeltCall(ref c) => {
+                self.probe_key = true;
+                self.answer_call(ts, c);
+            }
+            Event::PeltSe {
+                pid,
+                comm,
+                load,
+                runnable,
+                util,
+                update_time,
+                cpu: ecpu,
+            } if !self.probe_key => {
+                self.answer_lisa(
+                    ts,
+                    ecpu,
+                    Some((pid, comm)),
+                    load,
+                    runnable,
+                    util,
+                    update_time,
+                );
+            }
+            Event::PeltCfs {
+                cpu: ecpu,
+                path,
+                load,
+                runnable,
+                util,
+                update_time,
+            } if !self.probe_key && path == "/" => {
+                self.answer_lisa(ts, ecpu, None, load, runnable, util, update_time);
+            }
+            Event::UtilEstSe { pid, value, .. } if !self.probe_key => {
+                let Some(task) = self.tasks.get_mut(&pid) else {
+                    return Ok(());
+                };
+                if let Some(avg) = task.avg {
+                    // The event precedes the sched_switch that dequeues: apply now.
+                    let mut a = avg;
+                    util_est_update(&mut a, true, &self.ue_cpu);
+                    // LISA prints `enqueued` (the estimate on one-word kernels).
+                    let k = match value {
+                        UtilEstValue::Mainline(v) => v,
+                        UtilEstValue::PreV6_9 { enqueued, .. } => enqueued,
+                    };
+                    let s = self.lisa_stats.0.entry(pid).or_default();
+                    s.updates += 1;
+                    let o = u64::from(a.util_est.enqueued() & !UTIL_AVG_UNCHANGED);
+                    s.err[3].add(o, u64::from(k));
+                    s.exact += u64::from(o == u64::from(k));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A probe record as the answer key: initialise or compare.
+    fn answer_call(&mut self, ts: u64, c: &PeltCall<'_>) {
+        let version = self.profile.util_est;
+        let t = self.tables;
+        let kbefore = to_avg(&c.before, version);
+        let kafter = to_avg(&c.after, version);
+        let has_ue = c.after.util_est.is_some();
+        let cpu = self.cpus.entry(c.cpu).or_default();
+        if cpu.offset.is_none() {
+            cpu.offset = Some(c.now as i64 - ts as i64);
+        }
+        match EntityKey::of_call(c) {
+            EntityKey::CfsRq(ncpu, p) if p == "/" => {
+                let (w, n, curr) = self.cfs_inputs(ncpu);
+                let cpu = self.cpus.entry(ncpu).or_default();
+                let Some(ours) = cpu.cfs else {
+                    cpu.cfs = Some(kafter);
+                    return;
+                };
+                let mut p = ours;
+                __update_load_avg_cfs_rq(c.now, &mut p, w, n, curr, t);
+                compare(&mut cpu.stats, &p, &kafter, false);
+                cpu.stats.entity = format!("cpu{ncpu} /");
+                let perf = |u: u64| sugov_effective_cpu_perf(u, 0, 1024) as f64 * 100.0 / 1024.0;
+                cpu.perf.0 += perf(kafter.util_avg);
+                cpu.perf.1 += perf(p.util_avg);
+                cpu.perf.2 += 1;
+            }
+            EntityKey::Task(pid) => {
+                let comm = c.comm.unwrap_or("");
+                let task = self.task(pid, comm);
+                if task.cpu != c.cpu && task.avg.is_none() {
+                    task.cpu = c.cpu;
+                }
+                let Some(ours) = task.avg else {
+                    // First sight: the kernel's state after this call, and its weight
+                    // as printed by the sched events (or nice 0).
+                    let mut a = kafter;
+                    if version == UtilEstVersion::Mainline && !has_ue {
+                        a.util_est = UtilEst::Mainline(0);
+                    }
+                    task.avg = Some(a);
+                    return;
+                };
+                let mut p = ours;
+                let se = se_pelt(task);
+                if c.kind == PeltCallKind::BlockedSe {
+                    let mut blocked = se;
+                    blocked.on_rq = false;
+                    blocked.is_curr = false;
+                    __update_load_avg_se(c.now, &mut p, &blocked, t);
+                } else {
+                    __update_load_avg_se(c.now, &mut p, &se, t);
+                }
+                let name = format!("pid {pid} {}", task.comm);
+                task.stats.entity = name;
+                if std::env::var("SM_DEBUG").is_ok_and(|v| v == pid.to_string()) {
+                    eprintln!("{ts} now={} on_rq={} run={} ours u/l/r/ue {}/{}/{}/{:?} lut {} kernel {}/{}/{}/{:?} lut {}", c.now, task.on_rq, task.running, p.util_avg, p.load_avg, p.runnable_avg, p.util_est, p.last_update_time, kafter.util_avg, kafter.load_avg, kafter.runnable_avg, kafter.util_est, kafter.last_update_time);
+                }
+                compare(&mut task.stats, &p, &kafter, has_ue);
+                let _ = kbefore;
+            }
+            _ => {}
+        }
+    }
+
+    /// A LISA `sched_pelt_*` event as the answer key (no probe records in the trace).
+    #[allow(clippy::too_many_arguments)]
+    fn answer_lisa(
+        &mut self,
+        ts: u64,
+        cpu: u32,
+        task: Option<(i32, &str)>,
+        load: u64,
+        runnable: Option<u64>,
+        util: u64,
+        update_time: u64,
+    ) {
+        let t = self.tables;
+        let c = self.cpus.entry(cpu).or_default();
+        // The event is written right after the update: its lut is the rq clock rounded
+        // down to 1024 ns (the best offset sched events alone do not give).
+        if c.offset.is_none() {
+            c.offset = Some(update_time as i64 - ts as i64);
+        }
+        let divider = u64::from(t.pelt_min_divider());
+        let init = SchedAvg {
+            last_update_time: update_time,
+            load_sum: load * divider,
+            runnable_sum: runnable.unwrap_or(0) * divider << 10,
+            util_sum: (util * divider) as u32, // util <= 1024: fits
+            period_contrib: 0,
+            load_avg: load,
+            runnable_avg: runnable.unwrap_or(0),
+            util_avg: util,
+            util_est: UtilEst::new(self.profile.util_est),
+        };
+        let Some(now) = self.clock(cpu, ts) else {
+            return;
+        };
+        match task {
+            Some((pid, comm)) => {
+                let tk = self.task(pid, comm);
+                let Some(ours) = tk.avg else {
+                    tk.avg = Some(init);
+                    return;
+                };
+                let mut p = ours;
+                __update_load_avg_se(now, &mut p, &se_pelt(tk), t);
+                let name = format!("pid {pid} {}", tk.comm);
+                let s = self.lisa_stats.0.entry(pid).or_default();
+                s.entity = name;
+                compare_avgs(s, &p, load, runnable, util);
+            }
+            None => {
+                let (w, n, curr) = self.cfs_inputs(cpu);
+                let c = self.cpus.entry(cpu).or_default();
+                let Some(ours) = c.cfs else {
+                    c.cfs = Some(init);
+                    return;
+                };
+                let mut p = ours;
+                __update_load_avg_cfs_rq(now, &mut p, w, n, curr, t);
+                let s = self.lisa_stats.1.entry(cpu).or_default();
+                s.entity = format!("cpu{cpu} /");
+                compare_avgs(s, &p, load, runnable, util);
+            }
+        }
+    }
+
+    /// The per-entity counters (CPUs first, then tasks by pid) and per-CPU frequency
+    /// requests (kernel's signal, ours).
+    pub fn finish(self) -> (Vec<EntityStats>, Vec<(u32, f64, f64)>) {
+        let mut out = Vec::new();
+        let mut perf = Vec::new();
+        if self.probe_key {
+            for (cpu, c) in &self.cpus {
+                if c.stats.updates > 0 {
+                    out.push(c.stats.clone());
+                    let n = c.perf.2.max(1) as f64;
+                    perf.push((*cpu, c.perf.0 / n, c.perf.1 / n));
+                }
+            }
+            let mut tasks: Vec<_> = self
+                .tasks
+                .into_iter()
+                .filter(|(_, t)| t.stats.updates > 0)
+                .collect();
+            tasks.sort_by_key(|(pid, _)| *pid);
+            out.extend(tasks.into_iter().map(|(_, t)| t.stats));
+        } else {
+            out.extend(self.lisa_stats.1.into_values());
+            let mut tasks: Vec<_> = self.lisa_stats.0.into_iter().collect();
+            tasks.sort_by_key(|(pid, _)| *pid);
+            out.extend(tasks.into_iter().map(|(_, s)| s));
+        }
+        (out, perf)
+    }
+}
+
+fn compare(s: &mut EntityStats, ours: &SchedAvg, k: &SchedAvg, util_est: bool) {
+    s.updates += 1;
+    s.err[0].add(ours.util_avg, k.util_avg);
+    s.err[1].add(ours.load_avg, k.load_avg);
+    s.err[2].add(ours.runnable_avg, k.runnable_avg);
+    let ue = |a: &SchedAvg| u64::from(a.util_est.enqueued() & !UTIL_AVG_UNCHANGED);
+    if util_est {
+        s.err[3].add(ue(ours), ue(k));
+    }
+    let same = ours.util_avg == k.util_avg
+        && ours.load_avg == k.load_avg
+        && ours.runnable_avg == k.runnable_avg
+        && (!util_est || ue(ours) == ue(k));
+    s.exact += u64::from(same);
+}
+
+fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Option<u64>, util: u64) {
+    s.updates += 1;
+    s.err[0].add(ours.util_avg, util);
+    s.err[1].add(ours.load_avg, load);
+    if let Some(r) = runnable {
+        s.err[2].add(ours.runnable_avg, r);
+    }
+    let same = ours.util_avg == util
+        && ours.load_avg == load
+        && runnable.is_none_or(|r| r == ours.runnable_avg);
+    s.exact += u64::from(same);
+}

@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Typed scheduler events from [`Record`]s.
+//!
+//! Known events: the sched tracepoints (`sched_switch`, `sched_waking`, `sched_wakeup`,
+//! `sched_wakeup_new`, `sched_migrate_task`, `sched_process_fork`, `sched_process_exit`),
+//! `cpu_idle`, `cpu_frequency`, the tick's `hrtimer_expire_entry`, LISA's events
+//! (`lisa__sched_pelt_se`, `lisa__sched_pelt_cfs`, `lisa__sched_util_est_se`,
+//! `lisa__sched_util_est_cfs`, `lisa__sched_overutilized`, `lisa__sched_cpu_capacity`; the
+//! `sched_` names without the `lisa__` prefix too) and the lab probe's per-call PELT events
+//! ([`PeltCall`]). Anything else is [`Event::Other`], which the user counts as a skip.
+//!
+//! sched_switch and sched_wakeup come in two text forms: the kernel's print format
+//! (`prev_comm=a prev_pid=1 ... ==> next_comm=b next_pid=2 ...`) and trace-cmd's sched
+//! plugin (`a:1 [120] S ==> b:2 [120]`, `b:2 [120] success=1 CPU:001`); both are read.
+
+use super::report::{fields, Record};
+
+/// `sched_switch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switch<'a> {
+    /// The task leaving the CPU.
+    pub prev_comm: &'a str,
+    /// Its pid.
+    pub prev_pid: i32,
+    /// Its priority (100..139 = SCHED_OTHER nice -20..19), if printed.
+    pub prev_prio: Option<i32>,
+    /// Its state letter(s): `R`/`R+` = preempted (still runnable), else it sleeps.
+    pub prev_state: &'a str,
+    /// The task entering.
+    pub next_comm: &'a str,
+    /// Its pid.
+    pub next_pid: i32,
+    /// Its priority, if printed.
+    pub next_prio: Option<i32>,
+}
+
+impl Switch<'_> {
+    /// Whether `prev` stays runnable (preempted) rather than going to sleep.
+    pub fn prev_runnable(&self) -> bool {
+        self.prev_state.starts_with('R')
+    }
+}
+
+/// A task's util_est as LISA's `sched_util_est_se` prints it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UtilEstValue {
+    /// v6.9+: `util_est` (the flag masked off).
+    Mainline(u32),
+    /// Before v6.9: `enqueued` and `ewma`.
+    PreV6_9 {
+        /// `util_est.enqueued`.
+        enqueued: u32,
+        /// `util_est.ewma`.
+        ewma: u32,
+    },
+}
+
+/// Which PELT function the probe saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PeltCallKind {
+    /// `__update_load_avg_se`.
+    Se,
+    /// `__update_load_avg_blocked_se`.
+    BlockedSe,
+    /// `__update_load_avg_cfs_rq`.
+    CfsRq,
+}
+
+/// `struct sched_avg` as the probe prints it (before or after the call).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeltState {
+    /// `last_update_time`.
+    pub last_update_time: u64,
+    /// `load_sum`.
+    pub load_sum: u64,
+    /// `runnable_sum`.
+    pub runnable_sum: u64,
+    /// `util_sum`.
+    pub util_sum: u32,
+    /// `period_contrib`.
+    pub period_contrib: u32,
+    /// `load_avg`.
+    pub load_avg: u64,
+    /// `runnable_avg`.
+    pub runnable_avg: u64,
+    /// `util_avg`.
+    pub util_avg: u64,
+    /// The raw util_est word with its flag (mainline) or `util_est.enqueued` (pre-v6.9).
+    pub util_est: Option<u32>,
+    /// `util_est.ewma` (pre-v6.9 only).
+    pub util_est_ewma: Option<u32>,
+}
+
+/// What a probe record's entity is (`kind=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PeltEntity {
+    /// A task's sched_entity.
+    Task,
+    /// A task group's sched_entity on one CPU.
+    Group,
+    /// A cfs_rq.
+    CfsRq,
+}
+
+/// One call of a PELT update function, recorded by the lab probe's
+/// `schedmath__pelt_update` event (fields: fixtures/lab/README.md): the arguments and the
+/// entity's `sched_avg` before (`b_*`) and after (`a_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeltCall<'a> {
+    /// Which function (`fn=`).
+    pub kind: PeltCallKind,
+    /// Which entity (`kind=`).
+    pub entity: PeltEntity,
+    /// The CPU of the cfs_rq.
+    pub cpu: u32,
+    /// The task's pid (`kind=task`), else `None`.
+    pub pid: Option<i32>,
+    /// The task's comm (`kind=task`).
+    pub comm: Option<&'a str>,
+    /// The cgroup path (`/` = root).
+    pub path: &'a str,
+    /// `now` (rq_clock_pelt, ns).
+    pub now: u64,
+    /// `lw`: `se->load.weight` / `cfs_rq->load.weight`, scaled (nice 0 = 1048576).
+    pub lw: u64,
+    /// `load`: `___update_load_sum`'s load argument.
+    pub load: u64,
+    /// `runnable`: its runnable argument (se_runnable(), h_nr_runnable / h_nr_running).
+    pub runnable: u64,
+    /// `running`: its running argument.
+    pub running: bool,
+    /// `delayed`: `se->sched_delayed` (6.12; `None` for a cfs_rq).
+    pub sched_delayed: Option<bool>,
+    /// `ret`: the function's return value.
+    pub ret: i32,
+    /// The state before the call.
+    pub before: PeltState,
+    /// The state after.
+    pub after: PeltState,
+}
+
+/// A typed event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event<'a> {
+    /// `sched_switch`.
+    Switch(Switch<'a>),
+    /// `sched_waking` (`new` false) or `sched_wakeup` / `sched_wakeup_new`.
+    Wakeup {
+        /// The woken task's comm.
+        comm: &'a str,
+        /// Its pid.
+        pid: i32,
+        /// Its priority, if printed.
+        prio: Option<i32>,
+        /// The CPU it was queued on, if printed.
+        target_cpu: Option<u32>,
+        /// `sched_waking` (the waker's side, before the task is queued).
+        waking: bool,
+        /// `sched_wakeup_new` (a forked task's first wake-up).
+        new: bool,
+    },
+    /// `sched_migrate_task`.
+    Migrate {
+        /// The task's comm.
+        comm: &'a str,
+        /// Its pid.
+        pid: i32,
+        /// From.
+        orig_cpu: u32,
+        /// To.
+        dest_cpu: u32,
+    },
+    /// `sched_process_fork`.
+    Fork {
+        /// The parent's pid.
+        parent_pid: i32,
+        /// The child's comm.
+        child_comm: &'a str,
+        /// The child's pid.
+        child_pid: i32,
+    },
+    /// `sched_process_exit`.
+    Exit {
+        /// The task's comm.
+        comm: &'a str,
+        /// Its pid.
+        pid: i32,
+    },
+    /// `cpu_idle`: `state` is the idle state entered, `u32::MAX` on exit.
+    CpuIdle {
+        /// The state (4294967295 = leaving idle).
+        state: u64,
+        /// The CPU.
+        cpu: u32,
+    },
+    /// `cpu_frequency` (kHz).
+    CpuFrequency {
+        /// The frequency (kHz).
+        state: u64,
+        /// The CPU.
+        cpu: u32,
+    },
+    /// `hrtimer_expire_entry` (the tick is `function=tick_sched_timer`).
+    HrtimerExpire {
+        /// The callback's name.
+        function: &'a str,
+        /// The timer base's `now` (ns), if printed.
+        now: Option<u64>,
+    },
+    /// `lisa__sched_pelt_se`.
+    PeltSe {
+        /// The CPU.
+        cpu: u32,
+        /// The task's pid (-1 for a group entity).
+        pid: i32,
+        /// The comm.
+        comm: &'a str,
+        /// `load_avg`.
+        load: u64,
+        /// `runnable_avg` (absent before v5.7).
+        runnable: Option<u64>,
+        /// `util_avg`.
+        util: u64,
+        /// `last_update_time`.
+        update_time: u64,
+    },
+    /// `lisa__sched_pelt_cfs`.
+    PeltCfs {
+        /// The CPU.
+        cpu: u32,
+        /// The cgroup path (`/` = root).
+        path: &'a str,
+        /// `load_avg`.
+        load: u64,
+        /// `runnable_avg`.
+        runnable: Option<u64>,
+        /// `util_avg`.
+        util: u64,
+        /// `last_update_time`.
+        update_time: u64,
+    },
+    /// `lisa__sched_util_est_se`.
+    UtilEstSe {
+        /// The CPU.
+        cpu: u32,
+        /// The task's pid.
+        pid: i32,
+        /// `util_avg`.
+        util: u64,
+        /// The estimate.
+        value: UtilEstValue,
+    },
+    /// `lisa__sched_util_est_cfs`.
+    UtilEstCfs {
+        /// The CPU.
+        cpu: u32,
+        /// The cgroup path.
+        path: &'a str,
+        /// `util_avg`.
+        util: u64,
+        /// The enqueued sum (`util_est` or `enqueued`).
+        util_est: u32,
+    },
+    /// `lisa__sched_overutilized`.
+    Overutilized {
+        /// The root domain's new status.
+        overutilized: bool,
+    },
+    /// `lisa__sched_cpu_capacity`.
+    CpuCapacity {
+        /// The CPU.
+        cpu: u32,
+        /// `rq->cpu_capacity`.
+        capacity: u64,
+        /// The original capacity, if printed.
+        capacity_orig: Option<u64>,
+    },
+    /// A probe record of one PELT update call.
+    PeltCall(PeltCall<'a>),
+    /// An event this module does not type.
+    Other,
+}
+
+/// Why a known event's fields did not parse: the missing or bad field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadField(pub String);
+
+fn get<'a>(body: &'a str, key: &str) -> Option<&'a str> {
+    fields(body).find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+fn num<T: std::str::FromStr>(body: &str, key: &str) -> Result<T, BadField> {
+    let v = get(body, key).ok_or_else(|| BadField(format!("missing field `{key}`")))?;
+    parse_num(v).ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number")))
+}
+
+fn opt_num<T: std::str::FromStr>(body: &str, key: &str) -> Result<Option<T>, BadField> {
+    match get(body, key) {
+        None => Ok(None),
+        Some(v) => parse_num(v)
+            .map(Some)
+            .ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number"))),
+    }
+}
+
+/// Decimal, or hex with `0x`.
+fn parse_num<T: std::str::FromStr>(v: &str) -> Option<T> {
+    if let Some(h) = v.strip_prefix("0x") {
+        let n = u64::from_str_radix(h, 16).ok()?;
+        return n.to_string().parse().ok();
+    }
+    v.parse().ok()
+}
+
+/// `comm:pid [prio]` (trace-cmd's sched plugin) → (comm, pid).
+fn comm_pid(s: &str) -> Option<(&str, i32, Option<i32>)> {
+    let s = s.trim();
+    let (s, prio) = match s.rfind(" [") {
+        Some(i) if s.ends_with(']') => (s[..i].trim_end(), s[i + 2..s.len() - 1].parse().ok()),
+        _ => (s, None),
+    };
+    let (comm, pid) = s.rsplit_once(':')?;
+    Some((comm, pid.parse().ok()?, prio))
+}
+
+fn switch(body: &str) -> Result<Switch<'_>, BadField> {
+    if get(body, "prev_pid").is_some() {
+        return Ok(Switch {
+            prev_comm: get(body, "prev_comm").unwrap_or(""),
+            prev_pid: num(body, "prev_pid")?,
+            prev_prio: opt_num(body, "prev_prio")?,
+            prev_state: get(body, "prev_state").unwrap_or("R"),
+            next_comm: get(body, "next_comm").unwrap_or(""),
+            next_pid: num(body, "next_pid")?,
+            next_prio: opt_num(body, "next_prio")?,
+        });
+    }
+    // Plugin form: `prev:pid [prio] STATE ==> next:pid [prio]`.
+    let bad = || BadField(format!("sched_switch body `{body}`"));
+    let (l, r) = body.split_once(" ==> ").ok_or_else(bad)?;
+    let (l, state) = l.trim_end().rsplit_once(' ').ok_or_else(bad)?;
+    let (prev_comm, prev_pid, prev_prio) = comm_pid(l).ok_or_else(bad)?;
+    let (next_comm, next_pid, next_prio) = comm_pid(r).ok_or_else(bad)?;
+    Ok(Switch {
+        prev_comm,
+        prev_pid,
+        prev_prio,
+        prev_state: state,
+        next_comm,
+        next_pid,
+        next_prio,
+    })
+}
+
+fn wakeup(body: &str, waking: bool, new: bool) -> Result<Event<'_>, BadField> {
+    if get(body, "pid").is_some() {
+        return Ok(Event::Wakeup {
+            comm: get(body, "comm").unwrap_or(""),
+            pid: num(body, "pid")?,
+            prio: opt_num(body, "prio")?,
+            target_cpu: opt_num(body, "target_cpu")?,
+            waking,
+            new,
+        });
+    }
+    // Plugin form: `comm:pid [prio] [success=1] CPU:003`.
+    let bad = || BadField(format!("wakeup body `{body}`"));
+    let (head, cpu) = match body.rsplit_once(" CPU:") {
+        Some((h, c)) => (h, Some(c.trim().parse().map_err(|_| bad())?)),
+        None => (body, None),
+    };
+    let head = head.split(" success=").next().unwrap_or(head);
+    let (comm, pid, prio) = comm_pid(head).ok_or_else(bad)?;
+    Ok(Event::Wakeup {
+        comm,
+        pid,
+        prio,
+        target_cpu: cpu,
+        waking,
+        new,
+    })
+}
+
+/// `struct sched_avg` from the probe's `P_*` fields (`P` = `b` before, `a` after).
+fn state(body: &str, p: &str) -> Result<PeltState, BadField> {
+    let n = |k: &str| num::<u64>(body, &format!("{p}_{k}"));
+    let n32 = |k: &str| num::<u32>(body, &format!("{p}_{k}"));
+    let o32 = |k: &str| opt_num::<u32>(body, &format!("{p}_{k}"));
+    // 6.12 prints the one-word util_est as `P_ue`, 6.1 `P_ue_enq` and `P_ue_ewma`.
+    let (util_est, util_est_ewma) = match o32("ue")? {
+        Some(v) => (Some(v), None),
+        None => (o32("ue_enq")?, o32("ue_ewma")?),
+    };
+    Ok(PeltState {
+        last_update_time: n("lut")?,
+        load_sum: n("load_sum")?,
+        runnable_sum: n("runnable_sum")?,
+        util_sum: n32("util_sum")?,
+        period_contrib: n32("period_contrib")?,
+        load_avg: n("load_avg")?,
+        runnable_avg: n("runnable_avg")?,
+        util_avg: n("util_avg")?,
+        util_est,
+        util_est_ewma,
+    })
+}
+
+fn pelt_call(body: &str) -> Result<PeltCall<'_>, BadField> {
+    let kind = match get(body, "fn") {
+        Some("se") => PeltCallKind::Se,
+        Some("blocked_se") => PeltCallKind::BlockedSe,
+        Some("cfs") => PeltCallKind::CfsRq,
+        other => return Err(BadField(format!("field `fn`: {other:?}"))),
+    };
+    let entity = match get(body, "kind") {
+        Some("task") => PeltEntity::Task,
+        Some("group") => PeltEntity::Group,
+        Some("cfs_rq") => PeltEntity::CfsRq,
+        other => return Err(BadField(format!("field `kind`: {other:?}"))),
+    };
+    let pid: i32 = num(body, "pid")?;
+    let delayed: i32 = num(body, "delayed")?;
+    Ok(PeltCall {
+        kind,
+        entity,
+        cpu: num(body, "cpu")?,
+        pid: (entity == PeltEntity::Task).then_some(pid),
+        comm: (entity == PeltEntity::Task).then(|| get(body, "comm").unwrap_or("")),
+        path: get(body, "path").unwrap_or("/"),
+        now: num(body, "now")?,
+        lw: num(body, "lw")?,
+        load: num(body, "load")?,
+        runnable: num(body, "runnable")?,
+        running: num::<i32>(body, "running")? != 0,
+        sched_delayed: (delayed >= 0).then_some(delayed != 0),
+        ret: num(body, "ret")?,
+        before: state(body, "b")?,
+        after: state(body, "a")?,
+    })
+}
+
+impl<'a> Event<'a> {
+    /// Types a record; `Err` names the field that is missing or bad.
+    pub fn parse(r: &Record<'a>) -> Result<Event<'a>, BadField> {
+        let b = r.body;
+        // LISA's events are `lisa__sched_*`; older modules used plain `sched_*`.
+        let name = r.event.strip_prefix("lisa__").unwrap_or(r.event);
+        Ok(match name {
+            "schedmath__pelt_update" => Event::PeltCall(pelt_call(b)?),
+            "sched_switch" => Event::Switch(switch(b)?),
+            "sched_waking" => wakeup(b, true, false)?,
+            "sched_wakeup" => wakeup(b, false, false)?,
+            "sched_wakeup_new" => wakeup(b, false, true)?,
+            "sched_migrate_task" => Event::Migrate {
+                comm: get(b, "comm").unwrap_or(""),
+                pid: num(b, "pid")?,
+                orig_cpu: num(b, "orig_cpu")?,
+                dest_cpu: num(b, "dest_cpu")?,
+            },
+            "sched_process_fork" => Event::Fork {
+                parent_pid: num(b, "pid").or_else(|_| num(b, "parent_pid"))?,
+                child_comm: get(b, "child_comm").unwrap_or(""),
+                child_pid: num(b, "child_pid")?,
+            },
+            "sched_process_exit" => Event::Exit {
+                comm: get(b, "comm").unwrap_or(""),
+                pid: num(b, "pid")?,
+            },
+            "cpu_idle" => Event::CpuIdle {
+                state: num(b, "state")?,
+                cpu: num(b, "cpu_id")?,
+            },
+            "cpu_frequency" => Event::CpuFrequency {
+                state: num(b, "state")?,
+                cpu: num(b, "cpu_id")?,
+            },
+            "hrtimer_expire_entry" => Event::HrtimerExpire {
+                function: get(b, "function").unwrap_or(""),
+                now: opt_num(b, "now")?,
+            },
+            "sched_pelt_se" => Event::PeltSe {
+                cpu: num(b, "cpu")?,
+                pid: num(b, "pid")?,
+                comm: get(b, "comm").unwrap_or(""),
+                load: num(b, "load")?,
+                runnable: opt_num(b, "runnable")?,
+                util: num(b, "util")?,
+                update_time: num(b, "update_time")?,
+            },
+            "sched_pelt_cfs" => Event::PeltCfs {
+                cpu: num(b, "cpu")?,
+                path: get(b, "path").unwrap_or("/"),
+                load: num(b, "load")?,
+                runnable: opt_num(b, "runnable")?,
+                util: num(b, "util")?,
+                update_time: num(b, "update_time")?,
+            },
+            "sched_util_est_se" => Event::UtilEstSe {
+                cpu: num(b, "cpu")?,
+                pid: num(b, "pid")?,
+                util: num(b, "util")?,
+                value: match opt_num(b, "util_est")? {
+                    Some(v) => UtilEstValue::Mainline(v),
+                    None => UtilEstValue::PreV6_9 {
+                        enqueued: num(b, "enqueued")?,
+                        ewma: num(b, "ewma")?,
+                    },
+                },
+            },
+            "sched_util_est_cfs" => Event::UtilEstCfs {
+                cpu: num(b, "cpu")?,
+                path: get(b, "path").unwrap_or("/"),
+                util: num(b, "util")?,
+                util_est: match opt_num(b, "util_est")? {
+                    Some(v) => v,
+                    None => num(b, "enqueued")?,
+                },
+            },
+            "sched_overutilized" => Event::Overutilized {
+                overutilized: num::<u64>(b, "overutilized")? != 0,
+            },
+            "sched_cpu_capacity" => Event::CpuCapacity {
+                cpu: num(b, "cpu")?,
+                capacity: num(b, "capacity")?,
+                capacity_orig: opt_num(b, "capacity_orig")?,
+            },
+            _ => Event::Other,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &'static str) -> Result<Event<'static>, BadField> {
+        let rec = crate::trace::report::split_line(line, 1).unwrap();
+        Event::parse(&rec)
+    }
+
+    #[test]
+    fn switch_in_both_forms() {
+        let plugin = one(
+            "rt-app-153 [001] 1.000000: sched_switch: rt app:153 [120] S ==> swapper/1:0 [120]",
+        )
+        .unwrap();
+        let raw = one("rt-app-153 [001] 1.000000: sched_switch: prev_comm=rt app prev_pid=153 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120").unwrap();
+        let want = Event::Switch(Switch {
+            prev_comm: "rt app",
+            prev_pid: 153,
+            prev_prio: Some(120),
+            prev_state: "S",
+            next_comm: "swapper/1",
+            next_pid: 0,
+            next_prio: Some(120),
+        });
+        assert_eq!(plugin, want);
+        assert_eq!(raw, want);
+    }
+
+    #[test]
+    fn wakeup_in_both_forms() {
+        let plugin =
+            one("a-1 [000] 1.000000: sched_wakeup: rt-app:153 [120] success=1 CPU:002").unwrap();
+        let raw =
+            one("a-1 [000] 1.000000: sched_waking: comm=rt-app pid=153 prio=120 target_cpu=002")
+                .unwrap();
+        assert_eq!(
+            plugin,
+            Event::Wakeup {
+                comm: "rt-app",
+                pid: 153,
+                prio: Some(120),
+                target_cpu: Some(2),
+                waking: false,
+                new: false
+            }
+        );
+        assert_eq!(
+            raw,
+            Event::Wakeup {
+                comm: "rt-app",
+                pid: 153,
+                prio: Some(120),
+                target_cpu: Some(2),
+                waking: true,
+                new: false
+            }
+        );
+    }
+
+    #[test]
+    fn lisa_pelt_se_and_missing_field() {
+        let e = one("a-1 [000] 1.000000: lisa__sched_pelt_se: cpu=1 path=(null) comm=rt-app pid=153 load=12 util=10 update_time=3950176256 runnable=11").unwrap();
+        assert_eq!(
+            e,
+            Event::PeltSe {
+                cpu: 1,
+                pid: 153,
+                comm: "rt-app",
+                load: 12,
+                runnable: Some(11),
+                util: 10,
+                update_time: 3950176256
+            }
+        );
+        let bad = one(
+            "a-1 [000] 1.000000: lisa__sched_pelt_cfs: cpu=1 path=/ load=x util=1 update_time=1",
+        )
+        .unwrap_err();
+        assert_eq!(bad, BadField("field `load`: `x` is not a number".into()));
+    }
+}

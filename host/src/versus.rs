@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Simulator vs kernel: one lab capture (`fixtures/lab/<kernel>/<workload>/`) beside the
+//! same rt-app file simulated on the platform file of the lab guest.
+//!
+//! Kernel side, from the capture's sched events (window: the first switch-in to the last
+//! switch-out of the workload's tasks): per task, CPU time (sched_switch in → out),
+//! util_avg (time-weighted mean and last value of its `lisa__sched_pelt_se` events),
+//! wake-up latency (`sched_wakeup` → its next switch-in), migrations
+//! (`sched_migrate_task`), context switches (switch-ins); per CPU, busy % (any task but
+//! the idle task on it, trace-cmd and kworkers included). Simulator side: the same from
+//! `Metrics`; what the simulator does not measure is shown as `-`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::platform::Platform;
+use crate::sim::{simulate_workload, Metrics, SimConfig};
+use crate::trace::event::Event;
+use crate::trace::report::ReportReader;
+use crate::workload::Workload;
+use schedmath::profile::Profile;
+
+/// What the kernel did in one capture.
+#[derive(Debug, Default, Clone)]
+pub struct KernelRun {
+    /// Per task comm: CPU time (s).
+    pub cpu_s: BTreeMap<String, f64>,
+    /// Per task comm: time-weighted mean util_avg and last util_avg.
+    pub util: BTreeMap<String, (f64, u64)>,
+    /// Per CPU: busy % of the window.
+    pub busy_pct: BTreeMap<u32, f64>,
+    /// Wake-up latency of the workload's tasks (µs): p50, p99; count.
+    pub latency_us: (f64, f64, usize),
+    /// Migrations of the workload's tasks.
+    pub migrations: u64,
+    /// Switch-ins of the workload's tasks.
+    pub switches: u64,
+    /// The window (s).
+    pub window_s: f64,
+}
+
+/// `p`-th percentile (nearest rank) of sorted samples.
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1] as f64
+}
+
+/// Reads the kernel side of a capture; `names` are the workload's task names (a comm is
+/// a task of the workload when it equals a name cut to 15 bytes, TASK_COMM_LEN - 1).
+pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> {
+    let input = crate::replay::open(report)?;
+    let mut r = ReportReader::new(input, report.display().to_string());
+    let comms: Vec<String> = names
+        .iter()
+        .map(|n| n.chars().take(15).collect())
+        .collect();
+    let ours = |c: &str| comms.iter().any(|n| n == c);
+    let mut k = KernelRun::default();
+    let mut pid_comm: HashMap<i32, String> = HashMap::new();
+    let mut curr: HashMap<u32, (i32, u64)> = HashMap::new(); // cpu -> (pid, since)
+    let mut busy: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut woken: HashMap<i32, u64> = HashMap::new();
+    let mut lat: Vec<u64> = Vec::new();
+    let mut util: HashMap<String, (u64, u64, u128, u64)> = HashMap::new(); // last ts, last util, integral, first ts
+    let (mut first, mut last) = (None::<u64>, 0u64);
+    let mut cpu_ns: BTreeMap<String, u64> = BTreeMap::new();
+    while let Some(rec) = r.next_record()? {
+        let (ts, cpu) = (rec.ts_ns, rec.cpu);
+        let Ok(ev) = Event::parse(&rec) else { continue };
+        match ev {
+            Event::Switch(s) => {
+                if let Some((pid, since)) = curr.get(&cpu).copied() {
+                    if pid != 0 {
+                        *busy.entry(cpu).or_default() += ts.saturating_sub(since);
+                        if let Some(c) = pid_comm.get(&pid).filter(|c| ours(c)) {
+                            *cpu_ns.entry(c.clone()).or_default() += ts.saturating_sub(since);
+                            last = ts;
+                        }
+                    }
+                }
+                busy.entry(cpu).or_default();
+                pid_comm.insert(s.next_pid, s.next_comm.to_string());
+                pid_comm.insert(s.prev_pid, s.prev_comm.to_string());
+                curr.insert(cpu, (s.next_pid, ts));
+                if ours(s.next_comm) {
+                    first.get_or_insert(ts);
+                    k.switches += 1;
+                    if let Some(w) = woken.remove(&s.next_pid) {
+                        lat.push(ts.saturating_sub(w) / 1000);
+                    }
+                }
+            }
+            Event::Wakeup {
+                comm,
+                pid,
+                waking: false,
+                ..
+            } if ours(comm) => {
+                woken.insert(pid, ts);
+            }
+            Event::Migrate { comm, .. } if ours(comm) && first.is_some() => k.migrations += 1,
+            Event::PeltSe { comm, util: u, .. } if ours(comm) => {
+                let e = util.entry(comm.to_string()).or_insert((ts, u, 0, ts));
+                e.2 += u128::from(e.1) * u128::from(ts - e.0);
+                e.0 = ts;
+                e.1 = u;
+            }
+            _ => {}
+        }
+    }
+    let start = first.unwrap_or(0);
+    let window = last.saturating_sub(start).max(1);
+    k.window_s = window as f64 / 1e9;
+    for (c, ns) in cpu_ns {
+        k.cpu_s.insert(c, ns as f64 / 1e9);
+    }
+    for (c, (lts, lu, integral, fts)) in util {
+        let span = lts.saturating_sub(fts);
+        let mean = if span == 0 {
+            lu as f64
+        } else {
+            integral as f64 / span as f64
+        };
+        k.util.insert(c, (mean, lu));
+    }
+    for (cpu, ns) in busy {
+        k.busy_pct.insert(cpu, 100.0 * ns as f64 / (last.saturating_sub(start).max(1)) as f64);
+    }
+    lat.sort_unstable();
+    k.latency_us = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.len());
+    Ok(k)
+}
+
+/// A capture folder's files.
+pub struct Capture {
+    /// `<workload>.json`.
+    pub workload: PathBuf,
+    /// `report.txt(.gz)`.
+    pub report: PathBuf,
+    /// The kernel (folder name).
+    pub kernel: String,
+    /// vCPUs (meta.json `cpus`).
+    pub cpus: usize,
+    /// rt-app duration (meta.json `duration_s`).
+    pub duration_s: u64,
+}
+
+/// Reads a capture folder (fixtures/lab/README.md layout).
+pub fn capture(dir: &Path) -> anyhow::Result<Capture> {
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("meta.json"))
+            .with_context(|| format!("{}", dir.join("meta.json").display()))?,
+    )
+    .with_context(|| format!("{}", dir.join("meta.json").display()))?;
+    let field = |k: &str| {
+        meta.get(k)
+            .and_then(serde_json::Value::as_u64)
+            .with_context(|| format!("{}: field `{k}`", dir.join("meta.json").display()))
+    };
+    let name = meta
+        .get("workload")
+        .and_then(serde_json::Value::as_str)
+        .context("meta.json: field `workload`")?;
+    let report = ["report.txt", "report.txt.gz"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .with_context(|| format!("{}: no report.txt(.gz)", dir.display()))?;
+    Ok(Capture {
+        workload: dir.join(format!("{name}.json")),
+        report,
+        kernel: meta
+            .get("kernel")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?")
+            .to_string(),
+        cpus: usize::try_from(field("cpus")?)?,
+        duration_s: field("duration_s")?,
+    })
+}
+
+/// The capture beside the simulator on `platform` (default
+/// `fixtures/platforms/lab-qemu-<N>c.toml`): (kernel, simulator).
+pub fn run(dir: &Path, platform: Option<&Path>) -> anyhow::Result<(Capture, KernelRun, Metrics)> {
+    let cap = capture(dir)?;
+    let pfile = match platform {
+        Some(p) => p.to_path_buf(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/platforms")
+            .join(format!("lab-qemu-{}c.toml", cap.cpus)),
+    };
+    let plat = Platform::load(&pfile)?;
+    let w = Workload::load(&cap.workload)?;
+    w.validate(plat.nr_cpus())?;
+    let cfg = SimConfig {
+        duration_ns: cap.duration_s * 1_000_000_000,
+        hz: 250,
+        seed: 0,
+    };
+    let m = simulate_workload(&plat, &w, &Profile::MAINLINE, &cfg)?;
+    let names: Vec<String> = m.task_cpu_residency_s.keys().cloned().collect();
+    let k = kernel_run(&cap.report, &names)?;
+    Ok((cap, k, m))
+}
+
+/// The side-by-side table.
+pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:34} {:>16} {:>16}",
+        "metric",
+        format!("kernel {}", cap.kernel.split('+').next().unwrap_or("")),
+        "simulator"
+    );
+    let row = |s: &mut String, name: &str, a: String, b: String| {
+        let _ = writeln!(s, "{name:34} {a:>16} {b:>16}");
+    };
+    for (task, per_cpu) in &m.task_cpu_residency_s {
+        let comm: String = task.chars().take(15).collect();
+        let sim_cpu: f64 = per_cpu.iter().sum();
+        row(
+            &mut s,
+            &format!("{task} CPU time (s)"),
+            k.cpu_s.get(&comm).map_or("-".into(), |v| format!("{v:.3}")),
+            format!("{sim_cpu:.3}"),
+        );
+        row(
+            &mut s,
+            &format!("{task} util_avg mean / end"),
+            k.util
+                .get(&comm)
+                .map_or("-".into(), |(mean, end)| format!("{mean:.0} / {end}")),
+            format!(
+                "- / {}",
+                m.task_util_avg_end
+                    .get(task)
+                    .map_or("-".into(), |v| v.to_string())
+            ),
+        );
+    }
+    for (cpu, idle) in &m.idle_residency_s {
+        let idle: f64 = idle.iter().sum();
+        let sim_busy = 100.0 * (1.0 - idle / m.duration_s.max(f64::MIN_POSITIVE));
+        row(
+            &mut s,
+            &format!("cpu{cpu} busy %"),
+            k.busy_pct
+                .get(&(*cpu as u32))
+                .map_or("-".into(), |v| format!("{v:.1}")),
+            format!("{sim_busy:.1}"),
+        );
+    }
+    row(
+        &mut s,
+        "wake-up latency p50 / p99 (us)",
+        format!("{:.0} / {:.0}", k.latency_us.0, k.latency_us.1),
+        format!(
+            "{:.0} / {:.0}",
+            m.wakeup_latency_us.p50, m.wakeup_latency_us.p99
+        ),
+    );
+    row(
+        &mut s,
+        "wake-ups",
+        k.latency_us.2.to_string(),
+        m.wakeups.to_string(),
+    );
+    row(&mut s, "migrations", k.migrations.to_string(), "-".into());
+    row(&mut s, "context switches (switch-ins)", k.switches.to_string(), "-".into());
+    let _ = writeln!(s, "kernel window {:.3} s, simulated {:.3} s", k.window_s, m.duration_s);
+    s
+}

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `schedmath replay`: exact per-call replay of real kernels' PELT updates, the JSON
+//! schema, and bad input (truncated lines, unknown events, backwards time, gzip).
+//!
+//! Until the lab's captures are committed, the real-kernel PELT captures of
+//! fixtures/kernel/pelt/realkernel*_sequence.jsonl (every call of Linux 6.1.192 and
+//! 6.12.117 on one CPU, state before and after) are written out as the lab probe's
+//! `schedmath__pelt_update` lines (format: fixtures/lab/README.md) and replayed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use schedmath::profile::Profile;
+use schedmath_host::replay::{kernel_profile, replay};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn u(v: &Value, k: &str) -> u64 {
+    v.get(k).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// `b_*`/`a_*` fields of one state (6.12: one-word util_est; 6.1: enqueued/ewma).
+fn state(p: &str, s: &Value, one_word: bool) -> String {
+    let mut t = format!(
+        " {p}_lut={} {p}_load_sum={} {p}_runnable_sum={} {p}_util_sum={} {p}_period_contrib={} {p}_load_avg={} {p}_runnable_avg={} {p}_util_avg={}",
+        u(s, "last_update_time"),
+        u(s, "load_sum"),
+        u(s, "runnable_sum"),
+        u(s, "util_sum"),
+        u(s, "period_contrib"),
+        u(s, "load_avg"),
+        u(s, "runnable_avg"),
+        u(s, "util_avg")
+    );
+    if one_word {
+        t += &format!(" {p}_ue={}", u(s, "util_est"));
+    } else {
+        t += &format!(" {p}_ue_enq={} {p}_ue_ewma=0", u(s, "util_est"));
+    }
+    t
+}
+
+/// One fixture case as trace text; returns (text, ops).
+fn case_trace(case: &Value, one_word: bool) -> (String, usize) {
+    let init = &case["in"]["init"];
+    let ops = case["in"]["ops"].as_array().unwrap();
+    let after = case["out"]["after"].as_array().unwrap();
+    let mut text = String::from("cpus=2\n");
+    let mut before = init.clone();
+    for (i, (op, a)) in ops.iter().zip(after).enumerate() {
+        let name = op["op"].as_str().unwrap();
+        let lw = u(op, "load_weight");
+        let (f, kind, pid, comm, load, runnable, running, delayed) = match name {
+            "__update_load_avg_se" => {
+                let on_rq = u(op, "on_rq");
+                let delayed = u(op, "sched_delayed");
+                let runnable = if delayed != 0 { 0 } else { on_rq };
+                (
+                    "se",
+                    "task",
+                    153,
+                    "rt-app",
+                    on_rq,
+                    runnable,
+                    u(op, "is_curr"),
+                    delayed as i64,
+                )
+            }
+            "__update_load_avg_blocked_se" => ("blocked_se", "task", 153, "rt-app", 0, 0, 0, 0),
+            _ => (
+                "cfs",
+                "cfs_rq",
+                -1,
+                "(null)",
+                lw >> 10,
+                u(op, "h_nr_runnable"),
+                u(op, "has_curr"),
+                -1,
+            ),
+        };
+        let weight = if f == "cfs" { 1 } else { (lw >> 10).max(2) };
+        text += &format!(
+            "          rt-app-153   [001]  {}.{:06}: schedmath__pelt_update: fn={f} kind={kind} cpu=1 pid={pid} comm={comm} path=/ now={} lw={lw} weight={weight} load={load} runnable={runnable} running={running} on_rq={load} delayed={delayed} nr_queued=-1 nr_runnable=-1 ret={}{}{}\n",
+            10 + i / 1_000_000,
+            i % 1_000_000,
+            u(op, "now"),
+            u(a, "ret"),
+            state("b", &before, one_word),
+            state("a", a, one_word),
+        );
+        before = a.clone();
+    }
+    (text, ops.len())
+}
+
+/// Replays every case of one real-kernel suite; returns (ops, updates, exact).
+fn replay_suite(file: &str, kernel: &str) -> (usize, u64, u64) {
+    let text = std::fs::read_to_string(root().join("fixtures/kernel/pelt").join(file)).unwrap();
+    let one_word = kernel.starts_with("6.12");
+    let profile = kernel_profile(Some(kernel));
+    let (mut ops, mut updates, mut exact) = (0, 0, 0);
+    for line in text.lines().skip(1) {
+        let case: Value = serde_json::from_str(line).unwrap();
+        let (trace, n) = case_trace(&case, one_word);
+        let r = replay(
+            trace.as_bytes(),
+            "case",
+            Some(kernel.into()),
+            profile,
+            false,
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.mode, "probe");
+        assert!(r.skipped.is_empty(), "{}: {:?}", case["id"], r.skipped);
+        let (u, x) = r.totals();
+        ops += n;
+        updates += u;
+        exact += x;
+    }
+    (ops, updates, exact)
+}
+
+#[test]
+fn linux_6_1_pelt_calls_replay_exactly() {
+    assert_eq!(
+        replay_suite("realkernel_se_sequence.jsonl", "6.1.0-57"),
+        (2195, 2195, 2195)
+    );
+    assert_eq!(
+        replay_suite("realkernel_cfs_rq_sequence.jsonl", "6.1.0-57"),
+        (2727, 2727, 2727)
+    );
+}
+
+#[test]
+fn linux_6_12_pelt_calls_replay_exactly_with_delayed_dequeue_and_util_est() {
+    assert_eq!(
+        replay_suite("realkernel612_se_sequence.jsonl", "6.12.117"),
+        (4838, 4838, 4838)
+    );
+    assert_eq!(
+        replay_suite("realkernel612_cfs_rq_sequence.jsonl", "6.12.117"),
+        (5561, 5561, 5561)
+    );
+}
+
+#[test]
+fn what_if_halflife_8_differs_from_the_kernel() {
+    let text = std::fs::read_to_string(
+        root().join("fixtures/kernel/pelt/realkernel612_se_sequence.jsonl"),
+    )
+    .unwrap();
+    let case: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let (trace, n) = case_trace(&case, true);
+    let hl8 = Profile::from_name("pelt-hl8").unwrap();
+    let r = replay(
+        trace.as_bytes(),
+        "case",
+        Some("6.12.117".into()),
+        hl8,
+        true,
+        false,
+    )
+    .unwrap();
+    assert_eq!(r.totals().0, n as u64);
+    assert!(r.totals().1 < n as u64);
+    assert!(r.entities[0].err[0].max > 0);
+}
+
+fn schedmath(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn first_case_trace() -> String {
+    let text = std::fs::read_to_string(
+        root().join("fixtures/kernel/pelt/realkernel612_cfs_rq_sequence.jsonl"),
+    )
+    .unwrap();
+    let case: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    case_trace(&case, true).0
+}
+
+#[test]
+fn json_has_the_issue_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let kdir = dir.path().join("6.12.117/one");
+    std::fs::create_dir_all(&kdir).unwrap();
+    let path = kdir.join("report.txt");
+    std::fs::write(&path, first_case_trace()).unwrap();
+    let (code, out, err) = schedmath(&["replay", path.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["entities", "kernel", "totals", "trace"]);
+    assert_eq!(v["kernel"], "6.12.117");
+    assert_eq!(v["trace"], path.to_str().unwrap());
+    let e = &v["entities"][0];
+    assert_eq!(e["entity"], "cpu1 /");
+    assert_eq!(e["updates"], e["exact"]);
+    assert_eq!(v["totals"]["updates"], e["updates"]);
+    for k in ["max_abs_err", "mean_abs_err"] {
+        let m = e[k].as_object().unwrap();
+        let names: Vec<&str> = m.keys().map(String::as_str).collect();
+        assert_eq!(names, ["load", "runnable", "util", "util_est"]);
+    }
+    assert_eq!(e["max_abs_err"]["util"], 0);
+    assert_eq!(e["max_abs_err"]["util_est"], Value::Null); // not compared for a cfs_rq
+}
+
+#[test]
+fn gzip_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.txt.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::default(),
+    );
+    gz.write_all(first_case_trace().as_bytes()).unwrap();
+    gz.finish().unwrap();
+    let (code, out, err) = schedmath(&["replay", path.to_str().unwrap(), "--kernel", "6.12.117"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("cpu1 /"), "{out}");
+    assert!(out.contains("100.00%"), "{out}");
+}
+
+#[test]
+fn bad_lines_are_counted_with_their_location() {
+    let mut t = first_case_trace();
+    let mut lines: Vec<&str> = t.lines().collect();
+    lines.insert(
+        2,
+        "    kworker/0:1-12    [000]    10.000001: workqueue_execute_start: work struct 0x1",
+    );
+    lines.insert(3, "this is not an event line");
+    let cut = lines.last().unwrap().len() / 2;
+    let last = lines.pop().unwrap();
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text.push_str(&last[..cut]);
+    t = text;
+    let r = replay(t.as_bytes(), "r.txt", None, Profile::MAINLINE, false, false).unwrap();
+    let s: Vec<String> = r
+        .skipped
+        .iter()
+        .map(|(k, n, f)| format!("{} {n} {}", k.name(), f.as_ref().unwrap().0))
+        .collect();
+    assert_eq!(
+        s,
+        [
+            "truncated line 1 8",
+            "malformed line 1 4",
+            "unknown event 1 3"
+        ]
+    );
+    assert!(r.render().contains("first at r.txt:8"));
+}
+
+#[test]
+fn backwards_time_is_an_error_naming_the_line() {
+    let text = "a-1 [000] 2.000000: sched_switch: a:1 [120] S ==> b:2 [120]\n\
+                b-2 [000] 1.000000: sched_switch: b:2 [120] S ==> a:1 [120]\n";
+    let e = replay(
+        text.as_bytes(),
+        "r.txt",
+        None,
+        Profile::MAINLINE,
+        false,
+        false,
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        e,
+        "r.txt:2: timestamp 1.000000000 goes backwards (previous event at 2.000000000)"
+    );
+}
+
+#[test]
+fn a_switch_from_a_pid_that_never_switched_in_is_counted() {
+    let text = "a-1 [000] 1.000000: sched_switch: a:1 [120] S ==> b:2 [120]\n\
+                c-3 [000] 2.000000: sched_switch: c:3 [120] S ==> a:1 [120]\n";
+    let r = replay(
+        text.as_bytes(),
+        "r.txt",
+        None,
+        Profile::MAINLINE,
+        false,
+        false,
+    )
+    .unwrap();
+    assert_eq!(r.skipped.len(), 1);
+    let (k, n, f) = &r.skipped[0];
+    assert_eq!((k.name(), *n), ("unplaced event", 1));
+    assert_eq!(
+        f.as_ref().unwrap(),
+        &(
+            2,
+            "sched_switch from pid 3 on cpu0, but pid 2 was switched in there".to_string()
+        )
+    );
+}
