@@ -56,10 +56,7 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> {
     let input = crate::replay::open(report)?;
     let mut r = ReportReader::new(input, report.display().to_string());
-    let comms: Vec<String> = names
-        .iter()
-        .map(|n| n.chars().take(15).collect())
-        .collect();
+    let comms: Vec<String> = names.iter().map(|n| n.chars().take(15).collect()).collect();
     let ours = |c: &str| comms.iter().any(|n| n == c);
     let mut k = KernelRun::default();
     let mut pid_comm: HashMap<i32, String> = HashMap::new();
@@ -130,7 +127,10 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
         k.util.insert(c, (mean, lu));
     }
     for (cpu, ns) in busy {
-        k.busy_pct.insert(cpu, 100.0 * ns as f64 / (last.saturating_sub(start).max(1)) as f64);
+        k.busy_pct.insert(
+            cpu,
+            100.0 * ns as f64 / (last.saturating_sub(start).max(1)) as f64,
+        );
     }
     lat.sort_unstable();
     k.latency_us = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.len());
@@ -273,7 +273,16 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         m.wakeups.to_string(),
     );
     row(&mut s, "migrations", k.migrations.to_string(), "-".into());
-    row(&mut s, "context switches (switch-ins)", k.switches.to_string(), "-".into());
-    let _ = writeln!(s, "kernel window {:.3} s, simulated {:.3} s", k.window_s, m.duration_s);
+    row(
+        &mut s,
+        "context switches (switch-ins)",
+        k.switches.to_string(),
+        "-".into(),
+    );
+    let _ = writeln!(
+        s,
+        "kernel window {:.3} s, simulated {:.3} s",
+        k.window_s, m.duration_s
+    );
     s
 }

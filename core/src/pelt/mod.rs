@@ -63,9 +63,9 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
         return 0;
     }
     let local_n = n as u32; // the kernel collapses n to 32 bits after the bound check
-    // The kernel shifts and reduces only when local_n >= LOAD_AVG_PERIOD; below it the
-    // shift is by 0 and the index is local_n itself, so doing both always is the same
-    // value without the branch. local_n <= 63 * PERIOD, so the shift count is <= 63.
+                            // The kernel shifts and reduces only when local_n >= LOAD_AVG_PERIOD; below it the
+                            // shift is by 0 and the index is local_n itself, so doing both always is the same
+                            // value without the branch. local_n <= 63 * PERIOD, so the shift count is <= 63.
     let val = val.wrapping_shr(t.periods_div(local_n));
     mul_u64_u32_shr(val, t.yn_inv_mod(local_n), 32)
 }

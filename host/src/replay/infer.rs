@@ -37,8 +37,8 @@ use schedmath::util_est::{util_est_update, UtilEst, UtilEstCpu, UTIL_AVG_UNCHANG
 use super::probe::to_avg;
 use super::stats::EntityStats;
 use super::EntityKey;
-use crate::sim::rq::SCHED_PRIO_TO_WEIGHT;
 use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue};
+use schedmath::fair::weight::SCHED_PRIO_TO_WEIGHT;
 
 /// `NICE_0_LOAD` unscaled.
 const NICE_0_WEIGHT: u64 = 1024;
@@ -47,7 +47,7 @@ const NICE_0_WEIGHT: u64 = 1024;
 fn prio_weight(prio: Option<i32>) -> Option<u64> {
     match prio {
         None => Some(NICE_0_WEIGHT),
-        Some(p) if (100..140).contains(&p) => Some(SCHED_PRIO_TO_WEIGHT[(p - 100) as usize]),
+        Some(p) if (100..140).contains(&p) => SCHED_PRIO_TO_WEIGHT.get((p - 100) as usize).copied(),
         Some(_) => None,
     }
 }
@@ -318,7 +318,8 @@ impl InferReplay {
             }
             // The tick: tick_sched_timer (6.1), tick_nohz_handler (6.12).
             Event::HrtimerExpire { function, .. }
-                if function.starts_with("tick_sched_timer") || function.starts_with("tick_nohz_handler") =>
+                if function.starts_with("tick_sched_timer")
+                    || function.starts_with("tick_nohz_handler") =>
             {
                 let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
                 self.update((curr != 0).then_some(curr), cpu, ts);

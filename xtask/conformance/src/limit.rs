@@ -55,6 +55,14 @@ limits! {
     UCLAMP_SEQ_TASKS = crate::capacity::uclamp::UCLAMP_SEQ_TASKS;
     /// `HALFLIFE` of the PELT table generator (its table's length).
     GENERATOR_MAX_HALFLIFE = crate::pelt::GENERATOR_MAX_HALFLIFE;
+    /// Hierarchy levels of a 6.1 CFS case (`schedmath::fair::cfs`).
+    CFS_MAX_LEVELS = schedmath::fair::cfs::CFS_MAX_LEVELS;
+    /// Queued entities of an `avg_vruntime_entities` case.
+    EEVDF_MAX_QUEUED = crate::fair::eevdf::MAX_QUEUED;
+    /// Entities of an EEVDF runqueue sequence.
+    SEQ_MAX_ENTITIES = crate::fair::seq::SEQ_MAX_ENTITIES;
+    /// Nice levels of the kernel's prio tables (-20..19).
+    NICE_LEVELS = crate::fair::weight::NICE_LEVELS;
 }
 
 /// The error of a list longer than `limit`: "N entries, more than the core's LIMIT = M".

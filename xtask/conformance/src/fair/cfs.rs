@@ -49,11 +49,14 @@ pub fn levels_and_task(
 ) -> Result<(heapless::Vec<SliceLevel, MAX_LEVELS>, LoadWeight), CaseError> {
     let first = levels.first().ok_or(CaseError::Missing("levels"))?;
     let task = lw(first.se_weight, first.se_inv_weight.unwrap_or(0));
-    let core = crate::capacity::bounded(levels.iter().map(|l| SliceLevel {
-        se_weight: l.se_weight,
-        se_on_rq: l.se_on_rq.0,
-        cfs_weight: l.cfs_weight,
-    }))?;
+    let core = crate::capacity::bounded(
+        levels.iter().map(|l| SliceLevel {
+            se_weight: l.se_weight,
+            se_on_rq: l.se_on_rq.0,
+            cfs_weight: l.cfs_weight,
+        }),
+        crate::limit::CFS_MAX_LEVELS,
+    )?;
     Ok((core, task))
 }
 
@@ -131,7 +134,7 @@ impl Case for SchedSlice {
             ..CfsFeatures::default()
         };
         let ret = cfs::sched_slice(&levels, &env, &features, &sysctl_61(self.nr_cpus))
-            .ok_or(CaseError::TooLong)?;
+            .ok_or(CaseError::TooLong(crate::limit::CFS_MAX_LEVELS))?;
         Ok(SchedSliceOut {
             ret,
             vslice: calc_delta_fair(ret, &mut task),
@@ -202,7 +205,7 @@ impl Case for CheckPreemptTick {
             &env,
             &sysctl_61(self.nr_cpus),
         )
-        .ok_or(CaseError::TooLong)?;
+        .ok_or(CaseError::TooLong(crate::limit::CFS_MAX_LEVELS))?;
         let path = match t.path {
             TickPath::RanSlice => 1,
             TickPath::BelowMinGranularity => 2,

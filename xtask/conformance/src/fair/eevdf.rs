@@ -116,6 +116,7 @@ impl Case for AvgVruntimeEntities {
             self.queued
                 .iter()
                 .map(|q| Flag(entity_eligible(&c, cu, &q.se()))),
+            crate::limit::EEVDF_MAX_QUEUED,
         )?;
         Ok(AvgVruntimeEntitiesOut {
             avg_vruntime: c.avg_vruntime,
@@ -557,7 +558,7 @@ impl PlaceEntity {
             &features,
             &sysctl,
         )
-        .ok_or(CaseError::TooLong)?;
+        .ok_or(CaseError::TooLong(crate::limit::CFS_MAX_LEVELS))?;
         Ok(PlaceEntityOut {
             vruntime: p.vruntime,
             deadline: None,

@@ -237,7 +237,7 @@ pub struct EevdfSequence;
 fn rq_err(e: RqError) -> CaseError {
     match e {
         RqError::NoEntity(_) => CaseError::OutOfRange("se"),
-        RqError::Full => CaseError::TooLong,
+        RqError::Full => CaseError::TooLong(crate::limit::SEQ_MAX_ENTITIES),
         RqError::Nice(_) => CaseError::OutOfRange("nice"),
         RqError::Trap(_) => CaseError::OutOfRange("divisor"),
     }
@@ -270,7 +270,7 @@ fn after(rq: &EevdfRq<SEQ_MAX_ENTITIES>, ret: Option<i64>) -> Result<SeqAfter, C
                 inv_weight: se.load.inv_weight,
                 eligible,
             })
-            .map_err(|_| CaseError::TooLong)?;
+            .map_err(|_| CaseError::TooLong(crate::limit::SEQ_MAX_ENTITIES))?;
     }
     Ok(SeqAfter {
         ret,
@@ -313,8 +313,8 @@ impl Sequence for EevdfSequence {
             },
         };
         let mut rq = EevdfRq::new(i.cfs_rq.min_vruntime, config, profile);
-        let ents: heapless::Vec<SchedEntity, SEQ_MAX_ENTITIES> =
-            bounded(i.entities.iter().map(|e| SchedEntity {
+        let ents: heapless::Vec<SchedEntity, SEQ_MAX_ENTITIES> = bounded(
+            i.entities.iter().map(|e| SchedEntity {
                 load: schedmath::fair::LoadWeight {
                     weight: e.weight,
                     inv_weight: e.inv_weight,
@@ -327,7 +327,9 @@ impl Sequence for EevdfSequence {
                 rel_deadline: e.rel_deadline.0,
                 on_rq: false,
                 sched_delayed: false,
-            }))?;
+            }),
+            crate::limit::SEQ_MAX_ENTITIES,
+        )?;
         for se in ents {
             rq.add_entity(se).map_err(rq_err)?;
         }

@@ -14,6 +14,9 @@ use super::{is_cfs, lw, profile_of, InvWeightOut};
 use crate::capacity::{bounded, Flag};
 use crate::{Case, CaseError};
 
+/// Nice levels of the kernel's prio tables (-20..19).
+pub const NICE_LEVELS: usize = SCHED_PRIO_TO_WEIGHT.len();
+
 /// `__calc_delta` {delta_exec, weight, lw_weight, lw_inv_weight}.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CalcDelta {
@@ -117,14 +120,14 @@ pub struct SchedPrioToWeight {}
 #[serde(deny_unknown_fields)]
 pub struct Table<T> {
     /// Index 0 = nice -20.
-    pub table: heapless::Vec<T, 40>,
+    pub table: heapless::Vec<T, NICE_LEVELS>,
 }
 
 impl Case for SchedPrioToWeight {
     type Out = Table<u64>;
     fn run(&self, _: &str) -> Result<Table<u64>, CaseError> {
         Ok(Table {
-            table: bounded(SCHED_PRIO_TO_WEIGHT)?,
+            table: bounded(SCHED_PRIO_TO_WEIGHT, crate::limit::NICE_LEVELS)?,
         })
     }
 }
@@ -137,7 +140,7 @@ impl Case for SchedPrioToWmult {
     type Out = Table<u32>;
     fn run(&self, _: &str) -> Result<Table<u32>, CaseError> {
         Ok(Table {
-            table: bounded(SCHED_PRIO_TO_WMULT)?,
+            table: bounded(SCHED_PRIO_TO_WMULT, crate::limit::NICE_LEVELS)?,
         })
     }
 }
