@@ -8,7 +8,6 @@
 //! with the text the CLI prints after `error: ` (anyhow's `{:#}` chain: file, line, field).
 
 mod pelt;
-#[cfg(feature = "replay")]
 mod replay;
 mod sim;
 mod verify;
@@ -33,7 +32,6 @@ fn _schedmath(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pelt::pelt_series, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify::verify_suites, m)?)?;
-    #[cfg(feature = "replay")]
     m.add_function(wrap_pyfunction!(replay::replay_json, m)?)?;
     Ok(())
 }

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `replay_json`: `schedmath replay TRACE --json` (host/src/replay) as JSON text, plus
 //! the mode, profile and what-if flag of the report.
-//!
-//! Built only with the `replay` feature, because the host library's `replay` module is
-//! on its own branch: the lead turns the feature on by default once both are merged.
 
 use std::path::PathBuf;
 

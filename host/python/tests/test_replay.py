@@ -1,7 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""``schedmath.replay`` exists only in a wheel built with the crate's ``replay``
-feature (host/src/replay, on its own branch until merged); these tests check both
-states honestly: absent without it, exact on a real capture with it."""
+"""``schedmath.replay`` (host/src/replay) on a real capture: exact per update."""
 
 import pytest
 
@@ -10,14 +8,10 @@ from conftest import PELT, cases
 import schedmath
 from schedmath import _schedmath
 
-HAS_REPLAY = hasattr(_schedmath, "replay_json")
-needs_replay = pytest.mark.skipif(not HAS_REPLAY, reason="wheel built without the `replay` feature")
 
-
-def test_no_replay_stub_without_the_feature():
-    if HAS_REPLAY:
-        pytest.skip("wheel built with the `replay` feature")
-    assert not hasattr(schedmath, "replay")
+def test_replay_is_in_every_wheel():
+    assert hasattr(_schedmath, "replay_json")
+    assert "replay" in schedmath.__all__
 
 
 def probe_trace(case):
@@ -50,7 +44,6 @@ def probe_trace(case):
     return "\n".join(lines) + "\n", len(case["in"]["ops"])
 
 
-@needs_replay
 def test_replay_of_a_6_12_capture_is_exact(tmp_path):
     case = max(cases(PELT / "realkernel612_se_sequence.jsonl"), key=lambda c: len(c["in"]["ops"]))
     text, n = probe_trace(case)
@@ -66,7 +59,6 @@ def test_replay_of_a_6_12_capture_is_exact(tmp_path):
     assert e["max_abs_err_util"].iloc[0] == 0.0
 
 
-@needs_replay
 def test_replay_missing_trace(tmp_path):
     with pytest.raises(schedmath.SchedmathError) as e:
         schedmath.replay(tmp_path / "none.txt")

@@ -20,14 +20,9 @@ from . import _schedmath, pelt
 from ._schedmath import SchedmathError
 from ._sim import SimResult
 
-__all__ = ["SchedmathError", "SimResult", "pelt", "simulate", "verify"]
+from ._replay import ReplayResult, replay
 
-# `replay` exists only in a wheel built with the crate's `replay` feature (the host
-# library's replay module); without it the name is absent, not a stub.
-if hasattr(_schedmath, "replay_json"):
-    from ._replay import ReplayResult, replay  # noqa: F401
-
-    __all__ += ["ReplayResult", "replay"]
+__all__ = ["ReplayResult", "SchedmathError", "SimResult", "pelt", "replay", "simulate", "verify"]
 
 
 def simulate(platform, workload, profile="mainline", duration=None, seed=0, hz=250):

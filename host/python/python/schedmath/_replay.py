@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """``schedmath.replay``: ``schedmath replay TRACE --json`` (host/src/replay) as pandas.
 
-Present only in wheels built with the crate's ``replay`` feature (the host library's
-replay module); ``schedmath.replay`` is then defined, otherwise it does not exist.
+It calls the host library's replay module; no second implementation.
 """
 
 import json
