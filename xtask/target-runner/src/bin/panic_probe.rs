@@ -592,7 +592,10 @@ fn exercise_fair() {
     bb(fair::clamp_i64(bb(5), bb(9), bb(-9)));
     weight::update_load_add(&mut l, b);
     weight::update_load_sub(&mut l, c);
-    bb(weight::set_load_weight(bb(-30), bb(weight::FairPolicy::Idle)));
+    bb(weight::set_load_weight(
+        bb(-30),
+        bb(weight::FairPolicy::Idle),
+    ));
     weight::__update_inv_weight(&mut l);
     bb(weight::__calc_delta(a, bb(u64::MAX), &mut l));
     bb(weight::calc_delta_fair(a, &mut l));
@@ -661,7 +664,16 @@ fn exercise_fair() {
     bb(cfs::sched_vslice(&levels, &env, &cf, &s, &mut l));
     bb(cfs::entity_is_long_sleeper(a, b));
     let mut pe: cfs::CfsPlaceEntity = bb(cfs::CfsPlaceEntity::default());
-    bb(cfs::place_entity(a, &mut pe, bb(true), b, &levels, &env, &cf, &s));
+    bb(cfs::place_entity(
+        a,
+        &mut pe,
+        bb(true),
+        b,
+        &levels,
+        &env,
+        &cf,
+        &s,
+    ));
     let cc: cfs::CfsCurr = bb(cfs::CfsCurr::default());
     bb(cfs::check_preempt_tick(&cc, a, &levels, &env, &s));
     bb(cfs::wakeup_gran(&mut l, &s));
@@ -670,7 +682,15 @@ fn exercise_fair() {
     let mut grq: group::TgLoadContrib = bb(group::TgLoadContrib::default());
     let mut tg = bb(-4i64);
     bb(group::calc_group_shares(bb(i64::MIN), a, b, bb(-1), c));
-    bb(group::update_tg_load_avg(bb(false), bb(true), a, b, &mut grq, &mut tg, &profile));
+    bb(group::update_tg_load_avg(
+        bb(false),
+        bb(true),
+        a,
+        b,
+        &mut grq,
+        &mut tg,
+        &profile,
+    ));
     group::clear_tg_load_avg(bb(false), a, &mut grq, &mut tg);
     bb((grq, tg));
 
