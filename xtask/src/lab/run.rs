@@ -171,6 +171,13 @@ fn boot(
     if kvm && con.booted.is_none() {
         return Ok(None);
     }
+    if !con.errors.is_empty() && !con.done {
+        bail!(
+            "the guest reported: {} (console: {})",
+            con.errors.join("; "),
+            console.display()
+        );
+    }
     if !status.success() || !con.done {
         let err = std::fs::read_to_string(work.join("qemu.err")).unwrap_or_default();
         bail!(
