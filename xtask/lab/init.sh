@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-only
 # /init of the lab's initramfs (cargo xtask lab run). /lab/config.sh, written by the
-# xtask, sets MODULES, EVENTS, BUFFER_KB and lists the groups in /lab/groups; each group
+# xtask, sets MODULES, EVENTS, BUFFER_KB, CALIBRATION (rt-app ns per loop, empty: measure)
+# and lists the groups in /lab/groups; each group
 # N has /lab/group-N.json (its rt-app tasks) and /lab/group-N.cg (cgroup path,
 # cpu.weight, cpu.idle).
 # Results go to /out, written as a tar to the raw disk /dev/vda; every line this

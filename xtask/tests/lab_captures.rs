@@ -122,6 +122,13 @@ fn every_capture_is_complete_and_parses() {
             v.get("tasks").is_some(),
             "{here}: rt-app file without tasks"
         );
+        let source = lab().join(format!("workloads/{workload}.json"));
+        assert_eq!(
+            std::fs::read_to_string(&source).ok().as_deref(),
+            Some(json.as_str()),
+            "{here}: {workload}.json differs from {} (re-record the capture)",
+            source.display()
+        );
         assert!(
             readme.contains(&format!("| {kernel} | {workload} |")),
             "{here}: no `| {kernel} | {workload} |` line in fixtures/lab/README.md"

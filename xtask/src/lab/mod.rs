@@ -43,7 +43,8 @@ impl Series {
 #[derive(Subcommand)]
 pub enum LabCmd {
     /// Download and unpack Debian's kernel, headers, kbuild, busybox, rt-app, trace-cmd
-    /// and their libraries into target/lab/ (apt-get download; adds bookworm-backports).
+    /// and their libraries into target/lab/ (apt-get download; adds bookworm-backports),
+    /// and build the probe module against the kernel.
     ///
     /// Example: cargo xtask lab fetch --kernel 6.12
     Fetch {
@@ -118,11 +119,13 @@ pub fn main(root: &Path, cmd: LabCmd, out: &mut dyn std::io::Write) -> anyhow::R
             };
             for s in series {
                 let k = fetch::fetch(&lab_dir(root), s, out)?;
+                let ko = probe::build(root, &lab_dir(root), &k)?;
                 writeln!(
                     out,
-                    "lab fetch: {} ready in {}",
+                    "lab fetch: {} ready in {}, probe {}",
                     k.release,
-                    k.sysroot.display()
+                    k.sysroot.display(),
+                    ko.display()
                 )?;
             }
             Ok(true)

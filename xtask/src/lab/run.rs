@@ -137,6 +137,11 @@ fn boot(
         let t = start.elapsed().as_secs_f64();
         let text = std::fs::read(&console).unwrap_or_default();
         scan_console(&String::from_utf8_lossy(&text), t, &mut con);
+        if kvm {
+            // qemu reports a KVM failure on its stderr and then stalls
+            let err = std::fs::read(work.join("qemu.err")).unwrap_or_default();
+            scan_console(&String::from_utf8_lossy(&err), t, &mut con);
+        }
         if let Some(s) = child.try_wait()? {
             break s;
         }
@@ -165,6 +170,13 @@ fn boot(
     );
     if kvm && con.booted.is_none() {
         return Ok(None);
+    }
+    if !con.errors.is_empty() && !con.done {
+        bail!(
+            "the guest reported: {} (console: {})",
+            con.errors.join("; "),
+            console.display()
+        );
     }
     if !status.success() || !con.done {
         let err = std::fs::read_to_string(work.join("qemu.err")).unwrap_or_default();
@@ -315,7 +327,12 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     let mut events: Vec<String> = KERNEL_EVENTS.iter().map(|e| format!("-e {e}")).collect();
     events.push("-e schedmath".into());
     events.push("-e lisa".into());
-    // rt-app's ns per loop, measured once per accelerator and kept
+    // rt-app's ns per loop, measured once per accelerator (and icount) and kept
+    let tcg_key = |kvm: bool| match (kvm, args.icount) {
+        (true, _) => "kvm",
+        (false, None) => "tcg",
+        (false, Some(_)) => "tcg-icount",
+    };
     let calib_path = |accel: &str| lab.join(format!("rtapp-calibration-{accel}"));
     let calib_for = |accel: &str| {
         std::fs::read_to_string(calib_path(accel))
@@ -329,7 +346,7 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
             names.join(" "),
             events.join(" "),
             args.buffer_kb,
-            calib_for(if try_kvm { "kvm" } else { "tcg" }).map_or(String::new(), |n| n.to_string())
+            calib_for(tcg_key(try_kvm)).map_or(String::new(), |n| n.to_string())
         )
         .into_bytes(),
         0o644,
@@ -379,7 +396,7 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         std::fs::write(&kvm_verdict, &verdict)?;
         if result.is_none() {
             if args.accel == Accel::Kvm {
-                bail!("KVM: {verdict}(see {})", work.join("console.txt").display());
+                bail!("KVM: {verdict}(see {})", work.join("qemu.err").display());
             }
             writeln!(
                 out,
@@ -391,11 +408,11 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         }
     }
     let (con, total_s) = result.ok_or_else(|| anyhow!("the guest did not boot"))?;
-    if let (Some(n), None) = (con.calibration_ns, calib_for(accel)) {
-        std::fs::write(calib_path(accel), format!("{n}\n"))?;
-    }
     if args.icount.is_some() && accel == "tcg" {
         accel = "tcg-icount";
+    }
+    if let (Some(n), None) = (con.calibration_ns, calib_for(accel)) {
+        std::fs::write(calib_path(accel), format!("{n}\n"))?;
     }
 
     // results

@@ -296,7 +296,7 @@ mod tests {
         assert_eq!(s.groups[1].weight, 50);
         assert_eq!(
             s.groups[0].json,
-            "{\"tasks\": {\"a\": {\"run\": 1000, \"sleep\": 2000, \"run1\": 5}}, \"global\": {\"duration\": 2, \"calibration\": \"__SCHEDMATH_CALIBRATION__\"}}\n"
+            "{\"tasks\": {\"a\": {\"run\": 1000, \"sleep\": 2000, \"run1\": 5}}, \"global\": {\"calibration\": \"__SCHEDMATH_CALIBRATION__\", \"duration\": 2}}\n"
         );
         assert!(!s.groups[1].json.contains("taskgroup"));
     }
