@@ -299,7 +299,8 @@ impl<const N: usize> EevdfRq<N> {
         let weight = se.load.weight;
         update_load_sub(&mut self.cfs.load, weight);
         self.cfs.nr_queued = self.cfs.nr_queued.wrapping_sub(1);
-        if !(flags.save && !flags.r#move) {
+        // (flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE
+        if !flags.save || flags.r#move {
             self.update_min_vruntime();
         }
         if flags.delayed {

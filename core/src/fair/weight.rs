@@ -120,10 +120,11 @@ pub fn __update_inv_weight(lw: &mut LoadWeight) {
     let w = scale_load_down(lw.weight);
     lw.inv_weight = if w >= u64::from(WMULT_CONST) {
         1
-    } else if w == 0 {
-        WMULT_CONST
     } else {
-        (u64::from(WMULT_CONST) / w) as u32 // w >= 2 here: the quotient fits 32 bits
+        // A zero weight takes WMULT_CONST; otherwise w >= 2 and the quotient fits 32 bits.
+        u64::from(WMULT_CONST)
+            .checked_div(w)
+            .map_or(WMULT_CONST, |q| q as u32)
     };
 }
 

@@ -128,32 +128,40 @@ impl Case for AvgVruntimeEntities {
     }
 }
 
-/// `avg_vruntime` {min_vruntime, avg_vruntime, avg_load, nr_queued, curr}.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct AvgVruntime {
-    /// `min_vruntime`.
-    pub min_vruntime: u64,
-    /// `avg_vruntime`.
-    pub avg_vruntime: i64,
-    /// `avg_load`.
-    pub avg_load: u64,
-    /// `nr_queued`.
-    pub nr_queued: u32,
-    /// `curr`.
-    #[serde(default)]
-    pub curr: Option<CurrJson>,
+/// A case on the explicit cfs_rq: its fields `{min_vruntime, avg_vruntime, avg_load,
+/// nr_queued, curr}` (flat in the fixture, and postcard cannot `flatten`) plus the case's
+/// own, and the core's [`CfsRq`] built from them.
+macro_rules! cfs_case {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $f:ident: $t:ty,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub struct $name {
+            /// `min_vruntime`.
+            pub min_vruntime: u64,
+            /// `avg_vruntime`.
+            pub avg_vruntime: i64,
+            /// `avg_load`.
+            pub avg_load: u64,
+            /// `nr_queued`.
+            pub nr_queued: u32,
+            /// `curr`.
+            #[serde(default)]
+            pub curr: Option<CurrJson>,
+            $($(#[$fm])* pub $f: $t,)*
+        }
+
+        impl $name {
+            fn cfs(&self) -> CfsRq {
+                cfs_rq(self.min_vruntime, self.avg_vruntime, self.avg_load, self.nr_queued)
+            }
+        }
+    };
 }
 
-impl AvgVruntime {
-    fn cfs(&self) -> CfsRq {
-        cfs_rq(
-            self.min_vruntime,
-            self.avg_vruntime,
-            self.avg_load,
-            self.nr_queued,
-        )
-    }
-}
+cfs_case!(
+    /// `avg_vruntime` {cfs fields}.
+    AvgVruntime {}
+);
 
 impl Case for AvgVruntime {
     type Out = Ret<u64>;
@@ -164,35 +172,23 @@ impl Case for AvgVruntime {
     }
 }
 
-/// `vruntime_eligible` {cfs fields, vruntime}.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct VruntimeEligible {
-    /// `min_vruntime`.
-    pub min_vruntime: u64,
-    /// `avg_vruntime`.
-    pub avg_vruntime: i64,
-    /// `avg_load`.
-    pub avg_load: u64,
-    /// `nr_queued`.
-    pub nr_queued: u32,
-    /// `curr`.
-    #[serde(default)]
-    pub curr: Option<CurrJson>,
-    /// The vruntime tested.
-    pub vruntime: u64,
-}
+cfs_case!(
+    /// `vruntime_eligible` {cfs fields, vruntime}.
+    VruntimeEligible {
+        /// The vruntime tested.
+        vruntime: u64,
+    }
+);
 
 impl Case for VruntimeEligible {
     type Out = Ret<Flag>;
     fn run(&self, _: &str) -> Result<Ret<Flag>, CaseError> {
-        let c = cfs_rq(
-            self.min_vruntime,
-            self.avg_vruntime,
-            self.avg_load,
-            self.nr_queued,
-        );
         Ok(Ret {
-            ret: Flag(vruntime_eligible(&c, curr(&self.curr), self.vruntime)),
+            ret: Flag(vruntime_eligible(
+                &self.cfs(),
+                curr(&self.curr),
+                self.vruntime,
+            )),
         })
     }
 }
@@ -270,25 +266,15 @@ pub struct LagSe {
     pub slice: u64,
 }
 
-/// `update_entity_lag` {cfs fields, se, tick_nsec}.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct UpdateEntityLag {
-    /// `min_vruntime`.
-    pub min_vruntime: u64,
-    /// `avg_vruntime`.
-    pub avg_vruntime: i64,
-    /// `avg_load`.
-    pub avg_load: u64,
-    /// `nr_queued`.
-    pub nr_queued: u32,
-    /// `curr`.
-    #[serde(default)]
-    pub curr: Option<CurrJson>,
-    /// The entity.
-    pub se: LagSe,
-    /// `TICK_NSEC`.
-    pub tick_nsec: u64,
-}
+cfs_case!(
+    /// `update_entity_lag` {cfs fields, se, tick_nsec}.
+    UpdateEntityLag {
+        /// The entity.
+        se: LagSe,
+        /// `TICK_NSEC`.
+        tick_nsec: u64,
+    }
+);
 
 /// `{vlag, limit, V, inv_weight}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -308,12 +294,7 @@ pub struct UpdateEntityLagOut {
 impl Case for UpdateEntityLag {
     type Out = UpdateEntityLagOut;
     fn run(&self, _: &str) -> Result<UpdateEntityLagOut, CaseError> {
-        let c = cfs_rq(
-            self.min_vruntime,
-            self.avg_vruntime,
-            self.avg_load,
-            self.nr_queued,
-        );
+        let c = self.cfs();
         let mut se = SchedEntity {
             load: lw(self.se.weight, self.se.inv_weight),
             vruntime: self.se.vruntime,

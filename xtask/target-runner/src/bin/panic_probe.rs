@@ -233,6 +233,7 @@ fn exercise_capacity() {
     bb(capacity::update_cpu_capacity(&cpu, &other));
     bb(capacity::check_cpu_capacity(a, b, bb(117)));
     bb(capacity::util_fits_cpu(a, b, a, bb(true), &cpu));
+    bb(capacity::task_util_est(a, bb(7)));
     bb(capacity::task_fits_cpu(a, bb(7), a, b, bb(true), &cpu));
     bb(capacity::cpu_util(&rq, bb(Some(&p)), bb(-1), bb(true)));
     bb(capacity::cpu_util_cfs(&rq));
@@ -586,7 +587,7 @@ fn exercise_fair() {
     let (a, b, c) = (bb(1u64), bb(2u64), bb(3u64));
     let profile: Profile = bb(Profile::MAINLINE);
     let mut l: LoadWeight = bb(LoadWeight::new(a));
-    bb(fair::div_s64(bb(-5), bb(0)));
+    bb(fair::div_s64(bb(-5), bb(0))).ok();
     bb(fair::max_vruntime(a, b));
     bb(fair::min_vruntime(a, b));
     bb(fair::clamp_i64(bb(5), bb(9), bb(-9)));
@@ -613,12 +614,12 @@ fn exercise_fair() {
     eevdf::avg_vruntime_add(&mut c_rq, &se);
     eevdf::avg_vruntime_sub(&mut c_rq, &se);
     eevdf::avg_vruntime_update(&mut c_rq, bb(-7));
-    bb(eevdf::avg_vruntime(&c_rq, curr));
+    bb(eevdf::avg_vruntime(&c_rq, curr)).ok();
     bb(eevdf::vruntime_eligible(&c_rq, curr, a));
     bb(eevdf::entity_eligible(&c_rq, curr, &se));
-    bb(eevdf::update_entity_lag(&c_rq, curr, &mut se, c));
+    bb(eevdf::update_entity_lag(&c_rq, curr, &mut se, c)).ok();
     let f = bb(eevdf::EevdfFeatures::default());
-    bb(eevdf::place_entity(&c_rq, curr, &mut se, bb(true), &f, b));
+    bb(eevdf::place_entity(&c_rq, curr, &mut se, bb(true), &f, b)).ok();
     bb(eevdf::update_deadline(&mut se, c));
     eevdf::update_min_vruntime(&mut c_rq, curr, bb(Some(a)), &profile);
     bb(eevdf::cfs_rq_min_slice(bb(None), bb(Some(b))));
@@ -634,26 +635,26 @@ fn exercise_fair() {
     };
     let mut r: rq::EevdfRq<4> = rq::EevdfRq::new(a, bb(cfg), profile);
     for _ in 0..bb(5) {
-        bb(r.add_entity(bb(eevdf::SchedEntity::default())));
+        bb(r.add_entity(bb(eevdf::SchedEntity::default()))).ok();
     }
     let i = bb(1usize);
-    bb(r.se(bb(7)));
+    bb(r.se(bb(7))).ok();
     bb(r.curr_view());
     bb(r.root_min_vruntime());
     bb(r.root_min_slice());
-    bb(r.avg_vruntime());
-    bb(r.entity_eligible(i));
+    bb(r.avg_vruntime()).ok();
+    bb(r.entity_eligible(i)).ok();
     bb(r.cfs_rq_min_slice());
-    bb(r.enqueue_entity(i, bb(rq::EnqueueFlags::default())));
-    bb(r.set_next_entity(i));
-    bb(r.update_curr(bb(5)));
-    bb(r.dequeue_entity(i, bb(rq::DequeueFlags::default())));
-    bb(r.requeue_delayed_entity(i));
+    bb(r.enqueue_entity(i, bb(rq::EnqueueFlags::default()))).ok();
+    bb(r.set_next_entity(i)).ok();
+    bb(r.update_curr(bb(5))).ok();
+    bb(r.dequeue_entity(i, bb(rq::DequeueFlags::default()))).ok();
+    bb(r.requeue_delayed_entity(i)).ok();
     r.put_prev_entity();
-    bb(r.reweight_entity(i, a));
-    bb(r.reweight_task(i, bb(3), weight::FairPolicy::Normal));
-    bb(r.yield_task_fair());
-    bb(r.set_slice(i, b));
+    bb(r.reweight_entity(i, a)).ok();
+    bb(r.reweight_task(i, bb(3), weight::FairPolicy::Normal)).ok();
+    bb(r.yield_task_fair()).ok();
+    bb(r.set_slice(i, b)).ok();
     bb(&r);
 
     let levels = [bb(cfs::SliceLevel::default()); 2];
@@ -681,7 +682,7 @@ fn exercise_fair() {
 
     let mut grq: group::TgLoadContrib = bb(group::TgLoadContrib::default());
     let mut tg = bb(-4i64);
-    bb(group::calc_group_shares(bb(i64::MIN), a, b, bb(-1), c));
+    bb(group::calc_group_shares(bb(i64::MIN), a, b, bb(-1), c)).ok();
     bb(group::update_tg_load_avg(
         bb(false),
         bb(true),
@@ -699,7 +700,7 @@ fn exercise_fair() {
     bb(t.kernel_value(&profile));
     bb(lb::group_has_capacity(bb(110), &sgs));
     bb(lb::group_is_overloaded(bb(110), &sgs));
-    bb(lb::sg_avg_load(a, bb(0)));
+    bb(lb::sg_avg_load(a, bb(0))).ok();
     bb(lb::smt_balance(bb(true), bb(true), bb(2)));
     bb(lb::update_pick_idlest(&sgs, a, &sgs, b));
 }
