@@ -75,7 +75,10 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> {
     let input = crate::replay::open(report)?;
     let mut r = ReportReader::new(input, report.display().to_string());
-    let comms: Vec<String> = names.iter().flat_map(|n| [comm_of(n), base_comm(n)]).collect();
+    let comms: Vec<String> = names
+        .iter()
+        .flat_map(|n| [comm_of(n), base_comm(n)])
+        .collect();
     let ours = |c: &str| comms.iter().any(|n| n == c);
     let mut k = KernelRun::default();
     let mut pid_comm: HashMap<i32, String> = HashMap::new();
@@ -297,7 +300,16 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         m.wakeups.to_string(),
     );
     row(&mut s, "migrations", k.migrations.to_string(), "-".into());
-    row(&mut s, "context switches (switch-ins)", k.switches.to_string(), "-".into());
-    let _ = writeln!(s, "kernel window {:.3} s, simulated {:.3} s", k.window_s, m.duration_s);
+    row(
+        &mut s,
+        "context switches (switch-ins)",
+        k.switches.to_string(),
+        "-".into(),
+    );
+    let _ = writeln!(
+        s,
+        "kernel window {:.3} s, simulated {:.3} s",
+        k.window_s, m.duration_s
+    );
     s
 }

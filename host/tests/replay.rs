@@ -323,7 +323,10 @@ fn every_lab_capture_with_probe_records_replays_exactly() {
         if !kernel.is_dir() || kernel.ends_with("workloads") {
             continue;
         }
-        for cap in std::fs::read_dir(&kernel).unwrap().map(|e| e.unwrap().path()) {
+        for cap in std::fs::read_dir(&kernel)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+        {
             let report = ["report.txt", "report.txt.gz"]
                 .iter()
                 .map(|f| cap.join(f))

@@ -318,7 +318,8 @@ impl InferReplay {
             }
             // The tick: tick_sched_timer (6.1), tick_nohz_handler (6.12).
             Event::HrtimerExpire { function, .. }
-                if function.starts_with("tick_sched_timer") || function.starts_with("tick_nohz_handler") =>
+                if function.starts_with("tick_sched_timer")
+                    || function.starts_with("tick_nohz_handler") =>
             {
                 let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
                 self.update((curr != 0).then_some(curr), cpu, ts);

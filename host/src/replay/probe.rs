@@ -244,7 +244,11 @@ fn carry(ours: &mut SchedAvg, from: &SchedAvg, to: &SchedAvg) {
     ours.util_avg = add(ours.util_avg, from.util_avg, to.util_avg);
     ours.load_sum = add(ours.load_sum, from.load_sum, to.load_sum);
     ours.runnable_sum = add(ours.runnable_sum, from.runnable_sum, to.runnable_sum);
-    let u = add(u64::from(ours.util_sum), u64::from(from.util_sum), u64::from(to.util_sum));
+    let u = add(
+        u64::from(ours.util_sum),
+        u64::from(from.util_sum),
+        u64::from(to.util_sum),
+    );
     ours.util_sum = u32::try_from(u).unwrap_or(u32::MAX);
     ours.util_est = to.util_est;
 }
