@@ -160,7 +160,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     };
     let what_if = profile != base;
     let name = args.trace.display().to_string();
-    let offset = infer::clock_offset(open(&args.trace)?, &name)?;
+    // The inferred replay's clock offset needs a first pass over the whole trace.
+    let offset = if args.infer {
+        infer::clock_offset(open(&args.trace)?, &name)?
+    } else {
+        None
+    };
     let input = open(&args.trace)?;
     replay_with(input, &name, kernel, profile, what_if, args.infer, offset)
 }
