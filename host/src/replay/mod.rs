@@ -83,6 +83,9 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
+/// Skipped lines of one reason: (reason, count, first (line, detail)).
+pub type Skip = (SkipReason, u64, Option<(u64, String)>);
+
 /// The result of a replay.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -99,7 +102,7 @@ pub struct Report {
     /// Per entity.
     pub entities: Vec<EntityStats>,
     /// Skipped lines per reason: (reason, count, first location).
-    pub skipped: Vec<(SkipReason, u64, Option<(u64, String)>)>,
+    pub skipped: Vec<Skip>,
     /// Events read.
     pub events: u64,
     /// Frequency requests (what-if and kernel): per CPU (cpu, kernel mean perf, ours).
