@@ -35,17 +35,24 @@ pub fn capture_dir(root: &Path, workload: &str, kernel: &str) -> anyhow::Result<
             || n.strip_prefix(kernel)
                 .is_some_and(|rest| rest.starts_with(['.', '-', '+']))
     };
-    let k = kernels
-        .iter()
-        .find(|n| matches(n))
-        .with_context(|| format!("no capture of kernel `{kernel}` in {} (have: {kernels:?})", lab.display()))?;
+    let k = kernels.iter().find(|n| matches(n)).with_context(|| {
+        format!(
+            "no capture of kernel `{kernel}` in {} (have: {kernels:?})",
+            lab.display()
+        )
+    })?;
     let dir = lab.join(k).join(workload);
     anyhow::ensure!(dir.is_dir(), "no capture {}", dir.display());
     Ok(dir)
 }
 
 /// Prints the simulator-vs-kernel table of one capture.
-pub fn compare(root: &Path, workload: &str, kernel: &str, out: &mut dyn Write) -> anyhow::Result<bool> {
+pub fn compare(
+    root: &Path,
+    workload: &str,
+    kernel: &str,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
     let dir = capture_dir(root, workload, kernel)?;
     let (cap, k, m) = schedmath_host::versus::run(&dir, None)?;
     out.write_all(schedmath_host::versus::render(&cap, &k, &m).as_bytes())?;
