@@ -79,7 +79,7 @@ enum Cmd {
     /// `{"trace", "kernel", "entities": [{"entity", "updates", "exact", "max_abs_err",
     /// "mean_abs_err"}], "totals": {"updates", "exact"}}`.
     ///
-    /// Example: schedmath replay fixtures/lab/6.12.38/periodic-25-16/report.txt --json
+    /// Example: schedmath replay fixtures/lab/6.12.95+deb12-amd64/periodic-25pct-16ms/report.txt.gz --json
     Replay(schedmath_host::replay::ReplayArgs),
     /// Simulator vs kernel: a lab capture (fixtures/lab/<kernel>/<workload>/) beside the
     /// same rt-app file simulated on the lab guest's platform file (default

@@ -42,6 +42,25 @@ pub struct KernelRun {
     pub window_s: f64,
 }
 
+/// A task name as a comm (TASK_COMM_LEN - 1 bytes).
+fn comm_of(name: &str) -> String {
+    name.chars().take(15).collect()
+}
+
+/// The simulator names instances `task-N`; rt-app 1.0 names a single instance's thread
+/// after the task alone.
+fn base_comm(name: &str) -> String {
+    match name.rsplit_once('-') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => comm_of(base),
+        _ => comm_of(name),
+    }
+}
+
+/// The kernel-side value of a simulator task: by its full name, else its base name.
+fn lookup<'a, T>(m: &'a BTreeMap<String, T>, task: &str) -> Option<&'a T> {
+    m.get(&comm_of(task)).or_else(|| m.get(&base_comm(task)))
+}
+
 /// `p`-th percentile (nearest rank) of sorted samples.
 fn percentile(sorted: &[u64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -56,12 +75,16 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> {
     let input = crate::replay::open(report)?;
     let mut r = ReportReader::new(input, report.display().to_string());
-    let comms: Vec<String> = names.iter().map(|n| n.chars().take(15).collect()).collect();
+    let comms: Vec<String> = names
+        .iter()
+        .flat_map(|n| [comm_of(n), base_comm(n)])
+        .collect();
     let ours = |c: &str| comms.iter().any(|n| n == c);
     let mut k = KernelRun::default();
     let mut pid_comm: HashMap<i32, String> = HashMap::new();
     let mut curr: HashMap<u32, (i32, u64)> = HashMap::new(); // cpu -> (pid, since)
     let mut busy: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut busy_at_last: BTreeMap<u32, u64> = BTreeMap::new();
     let mut woken: HashMap<i32, u64> = HashMap::new();
     let mut lat: Vec<u64> = Vec::new();
     let mut util: HashMap<String, (u64, u64, u128, u64)> = HashMap::new(); // last ts, last util, integral, first ts
@@ -72,12 +95,21 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
         let Ok(ev) = Event::parse(&rec) else { continue };
         match ev {
             Event::Switch(s) => {
-                if let Some((pid, since)) = curr.get(&cpu).copied() {
+                if let (Some((pid, since)), Some(f)) = (curr.get(&cpu).copied(), first) {
+                    let since = since.max(f);
                     if pid != 0 {
                         *busy.entry(cpu).or_default() += ts.saturating_sub(since);
                         if let Some(c) = pid_comm.get(&pid).filter(|c| ours(c)) {
                             *cpu_ns.entry(c.clone()).or_default() += ts.saturating_sub(since);
                             last = ts;
+                            // Busy time up to the window's end (running tasks included).
+                            busy_at_last = busy.clone();
+                            for (c2, (p2, s2)) in &curr {
+                                if *p2 != 0 && *c2 != cpu {
+                                    *busy_at_last.entry(*c2).or_default() +=
+                                        ts.saturating_sub((*s2).max(f));
+                                }
+                            }
                         }
                     }
                 }
@@ -126,11 +158,9 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
         };
         k.util.insert(c, (mean, lu));
     }
-    for (cpu, ns) in busy {
-        k.busy_pct.insert(
-            cpu,
-            100.0 * ns as f64 / (last.saturating_sub(start).max(1)) as f64,
-        );
+    for cpu in busy.keys() {
+        let ns = busy_at_last.get(cpu).copied().unwrap_or(0);
+        k.busy_pct.insert(*cpu, 100.0 * ns as f64 / window as f64);
     }
     lat.sort_unstable();
     k.latency_us = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.len());
@@ -223,20 +253,17 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         let _ = writeln!(s, "{name:34} {a:>16} {b:>16}");
     };
     for (task, per_cpu) in &m.task_cpu_residency_s {
-        let comm: String = task.chars().take(15).collect();
         let sim_cpu: f64 = per_cpu.iter().sum();
         row(
             &mut s,
             &format!("{task} CPU time (s)"),
-            k.cpu_s.get(&comm).map_or("-".into(), |v| format!("{v:.3}")),
+            lookup(&k.cpu_s, task).map_or("-".into(), |v| format!("{v:.3}")),
             format!("{sim_cpu:.3}"),
         );
         row(
             &mut s,
             &format!("{task} util_avg mean / end"),
-            k.util
-                .get(&comm)
-                .map_or("-".into(), |(mean, end)| format!("{mean:.0} / {end}")),
+            lookup(&k.util, task).map_or("-".into(), |(mean, end)| format!("{mean:.0} / {end}")),
             format!(
                 "- / {}",
                 m.task_util_avg_end
@@ -247,7 +274,7 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
     }
     for (cpu, idle) in &m.idle_residency_s {
         let idle: f64 = idle.iter().sum();
-        let sim_busy = 100.0 * (1.0 - idle / m.duration_s.max(f64::MIN_POSITIVE));
+        let sim_busy = (100.0 * (1.0 - idle / m.duration_s.max(f64::MIN_POSITIVE))).max(0.0);
         row(
             &mut s,
             &format!("cpu{cpu} busy %"),

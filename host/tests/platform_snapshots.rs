@@ -17,6 +17,8 @@ fn load(name: &str) -> Platform {
 }
 
 const SHIPPED: &[&str] = &[
+    "lab-qemu-2c",
+    "lab-qemu-4c",
     "laptop-2c4t",
     "m1pro-10c",
     "m1pro-8c",

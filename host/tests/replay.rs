@@ -312,3 +312,46 @@ fn a_switch_from_a_pid_that_never_switched_in_is_counted() {
         )
     );
 }
+
+/// Every committed lab capture with probe records: 100 % of the kernel's PELT and
+/// util_est updates reproduced exactly.
+#[test]
+fn every_lab_capture_with_probe_records_replays_exactly() {
+    let lab = root().join("fixtures/lab");
+    let mut seen = 0;
+    for kernel in std::fs::read_dir(&lab).unwrap().map(|e| e.unwrap().path()) {
+        if !kernel.is_dir() || kernel.ends_with("workloads") {
+            continue;
+        }
+        for cap in std::fs::read_dir(&kernel)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+        {
+            let report = ["report.txt", "report.txt.gz"]
+                .iter()
+                .map(|f| cap.join(f))
+                .find(|p| p.exists())
+                .unwrap();
+            let args = schedmath_host::replay::ReplayArgs {
+                trace: report.clone(),
+                profile: None,
+                kernel: None,
+                infer: false,
+                json: false,
+            };
+            let r = schedmath_host::replay::run(&args).unwrap();
+            let (updates, exact) = r.totals();
+            assert_eq!(r.mode, "probe", "{}", report.display());
+            assert!(updates > 1000, "{}", report.display());
+            assert_eq!(exact, updates, "{}\n{}", report.display(), r.render());
+            assert!(
+                r.skipped.is_empty(),
+                "{}: {:?}",
+                report.display(),
+                r.skipped
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 1);
+}

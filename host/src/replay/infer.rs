@@ -460,9 +460,6 @@ impl InferReplay {
                 }
                 let name = format!("pid {pid} {}", task.comm);
                 task.stats.entity = name;
-                if std::env::var("SM_DEBUG").is_ok_and(|v| v == pid.to_string()) {
-                    eprintln!("{ts} now={} on_rq={} run={} ours u/l/r/ue {}/{}/{}/{:?} lut {} kernel {}/{}/{}/{:?} lut {}", c.now, task.on_rq, task.running, p.util_avg, p.load_avg, p.runnable_avg, p.util_est, p.last_update_time, kafter.util_avg, kafter.load_avg, kafter.runnable_avg, kafter.util_est, kafter.last_update_time);
-                }
                 compare(&mut task.stats, &p, &kafter, has_ue);
                 let _ = kbefore;
             }
@@ -493,7 +490,7 @@ impl InferReplay {
         let init = SchedAvg {
             last_update_time: update_time,
             load_sum: load * divider,
-            runnable_sum: runnable.unwrap_or(0) * divider << 10,
+            runnable_sum: runnable.unwrap_or(0) * divider,
             util_sum: (util * divider) as u32, // util <= 1024: fits
             period_contrib: 0,
             load_avg: load,
@@ -508,7 +505,12 @@ impl InferReplay {
             Some((pid, comm)) => {
                 let tk = self.task(pid, comm);
                 let Some(ours) = tk.avg else {
-                    tk.avg = Some(init);
+                    // A task's load_sum is not weighted (load_avg = weight * sum / divider).
+                    let w = tk.weight.unwrap_or(NICE_0_WEIGHT).max(1);
+                    tk.avg = Some(SchedAvg {
+                        load_sum: init.load_sum / w,
+                        ..init
+                    });
                     return;
                 };
                 let mut p = ours;

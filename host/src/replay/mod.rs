@@ -83,6 +83,9 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
+/// Skipped lines of one reason: (reason, count, first (line, detail)).
+pub type Skip = (SkipReason, u64, Option<(u64, String)>);
+
 /// The result of a replay.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -99,7 +102,7 @@ pub struct Report {
     /// Per entity.
     pub entities: Vec<EntityStats>,
     /// Skipped lines per reason: (reason, count, first location).
-    pub skipped: Vec<(SkipReason, u64, Option<(u64, String)>)>,
+    pub skipped: Vec<Skip>,
     /// Events read.
     pub events: u64,
     /// Frequency requests (what-if and kernel): per CPU (cpu, kernel mean perf, ours).
@@ -160,7 +163,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     };
     let what_if = profile != base;
     let name = args.trace.display().to_string();
-    let offset = infer::clock_offset(open(&args.trace)?, &name)?;
+    // The inferred replay's clock offset needs a first pass over the whole trace.
+    let offset = if args.infer {
+        infer::clock_offset(open(&args.trace)?, &name)?
+    } else {
+        None
+    };
     let input = open(&args.trace)?;
     replay_with(input, &name, kernel, profile, what_if, args.infer, offset)
 }

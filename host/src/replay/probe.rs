@@ -33,6 +33,8 @@ use crate::trace::event::{PeltCall, PeltCallKind, PeltEntity, PeltState, UtilEst
 #[derive(Default)]
 struct Entity {
     state: Option<SchedAvg>,
+    /// The kernel's state after the previous call (what-if: to carry its outside changes).
+    kernel: Option<SchedAvg>,
     stats: EntityStats,
 }
 
@@ -90,6 +92,7 @@ impl ProbeReplay {
     fn entity(&mut self, key: EntityKey, name: impl FnOnce() -> String) -> &mut Entity {
         self.entities.entry(key).or_insert_with(|| Entity {
             state: None,
+            kernel: None,
             stats: EntityStats {
                 entity: name(),
                 ..EntityStats::default()
@@ -115,9 +118,21 @@ impl ProbeReplay {
         let ent = self.entity(key, || name);
         let kbefore = to_avg(&c.before, version);
         let kafter = to_avg(&c.after, version);
-        let mut ours = ent.state.unwrap_or(kbefore);
+        let mut ours = match ent.state {
+            Some(o) => o,
+            // A what-if halflife starts from the kernel's averages with its own divider.
+            None if what_if => rescale(&kbefore, c, tables),
+            None => kbefore,
+        };
         if !has_ue {
             ours.util_est = kbefore.util_est;
+        }
+        if what_if {
+            if let Some(prev) = ent.kernel.filter(|p| *p != kbefore) {
+                // Attach/detach/removed load changed the kernel's signal outside pelt.c:
+                // apply the same change to the what-if signal.
+                carry(&mut ours, &prev, &kbefore);
+            }
         }
         if !what_if && ours != kbefore {
             if has_ue && !ue_events {
@@ -156,6 +171,7 @@ impl ProbeReplay {
             s.exact += 1;
         }
         ent.state = Some(ours);
+        ent.kernel = Some(kafter);
         Ok(())
     }
 
@@ -202,6 +218,39 @@ impl ProbeReplay {
     pub fn into_stats(self) -> Vec<EntityStats> {
         self.entities.into_values().map(|e| e.stats).collect()
     }
+}
+
+/// The kernel's averages re-expressed as sums under table `t` (what-if start).
+fn rescale(k: &SchedAvg, c: &PeltCall<'_>, t: &PeltTables) -> SchedAvg {
+    let divider = u64::from(t.pelt_min_divider()) + u64::from(k.period_contrib);
+    let w = match c.entity {
+        PeltEntity::CfsRq => 1,
+        _ => schedmath::math::scale_load_down(c.lw).max(1),
+    };
+    SchedAvg {
+        load_sum: k.load_avg * divider / w,
+        runnable_sum: k.runnable_avg * divider,
+        util_sum: u32::try_from(k.util_avg * divider).unwrap_or(u32::MAX),
+        ..*k
+    }
+}
+
+/// Adds the kernel's change `from → to` of the sums and averages to `ours` (at 0 at least),
+/// and takes its util_est.
+fn carry(ours: &mut SchedAvg, from: &SchedAvg, to: &SchedAvg) {
+    let add = |o: u64, f: u64, t: u64| (o as i128 + t as i128 - f as i128).max(0) as u64;
+    ours.load_avg = add(ours.load_avg, from.load_avg, to.load_avg);
+    ours.runnable_avg = add(ours.runnable_avg, from.runnable_avg, to.runnable_avg);
+    ours.util_avg = add(ours.util_avg, from.util_avg, to.util_avg);
+    ours.load_sum = add(ours.load_sum, from.load_sum, to.load_sum);
+    ours.runnable_sum = add(ours.runnable_sum, from.runnable_sum, to.runnable_sum);
+    let u = add(
+        u64::from(ours.util_sum),
+        u64::from(from.util_sum),
+        u64::from(to.util_sum),
+    );
+    ours.util_sum = u32::try_from(u).unwrap_or(u32::MAX);
+    ours.util_est = to.util_est;
 }
 
 /// Applies the core function the kernel called, with the recorded arguments.

@@ -277,9 +277,25 @@ pub enum Event<'a> {
     },
     /// A probe record of one PELT update call.
     PeltCall(PeltCall<'a>),
-    /// An event this module does not type.
+    /// A known event replay does not need ([`IGNORED`]).
+    Ignored,
+    /// An event this module does not know.
     Other,
 }
+
+/// Events a scheduler trace commonly carries that replay has no use for: typed as
+/// [`Event::Ignored`], not counted as unknown.
+pub const IGNORED: &[&str] = &[
+    "hrtimer_expire_exit",
+    "hrtimer_start",
+    "hrtimer_cancel",
+    "hrtimer_init",
+    "sched_process_free",
+    "sched_process_exec",
+    "sched_process_wait",
+    "sched_stat_runtime",
+    "sched_wake_idle_without_ipi",
+];
 
 /// Why a known event's fields did not parse: the missing or bad field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -524,6 +540,7 @@ impl<'a> Event<'a> {
                 capacity: num(b, "capacity")?,
                 capacity_orig: opt_num(b, "capacity_orig")?,
             },
+            _ if IGNORED.contains(&name) => Event::Ignored,
             _ => Event::Other,
         })
     }
