@@ -2,16 +2,6 @@
 //! `cargo xtask lab compare WORKLOAD --kernel K`: the committed capture
 //! `fixtures/lab/<kernel>/<WORKLOAD>/` beside the simulator (`schedmath versus`, README
 //! "Simulator vs kernel"). `K` is a series (`6.1`, `6.12`) or a full `uname -r`.
-//!
-//! To wire it into `lab::LabCmd` (src/lab/mod.rs):
-//! ```text
-//! /// Simulator vs kernel for a committed capture (README "Simulator vs kernel").
-//! ///
-//! /// Example: cargo xtask lab compare periodic-25pct-16ms --kernel 6.12
-//! Compare { workload: String, #[arg(long)] kernel: String },
-//! ...
-//! LabCmd::Compare { workload, kernel } => compare::compare(root, &workload, &kernel, out),
-//! ```
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

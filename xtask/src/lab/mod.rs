@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 pub mod cmd;
+pub mod compare;
 pub mod fetch;
 pub mod initramfs;
 pub mod probe;
@@ -58,6 +59,16 @@ pub enum LabCmd {
     /// Example: cargo xtask lab run --kernel 6.12 --cpus 2 --workload fixtures/lab/workloads/periodic-25pct-16ms.json --out /tmp/cap
     ///          cargo xtask lab run --kernel 6.1 --workload fixtures/lab/workloads/hogs-nice.json --fixture
     Run(RunArgs),
+    /// Simulator vs kernel for a committed capture (README "Simulator vs kernel").
+    ///
+    /// Example: cargo xtask lab compare periodic-25pct-16ms --kernel 6.12
+    Compare {
+        /// Workload name (a folder under fixtures/lab/<kernel>/).
+        workload: String,
+        /// Kernel series (`6.1`, `6.12`) or a full `uname -r`.
+        #[arg(long)]
+        kernel: String,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -131,5 +142,6 @@ pub fn main(root: &Path, cmd: LabCmd, out: &mut dyn std::io::Write) -> anyhow::R
             Ok(true)
         }
         LabCmd::Run(args) => run::run(root, &args, out),
+        LabCmd::Compare { workload, kernel } => compare::compare(root, &workload, &kernel, out),
     }
 }
