@@ -63,11 +63,21 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
         return 0;
     }
     let local_n = n as u32; // the kernel collapses n to 32 bits after the bound check
-    // The kernel shifts and reduces only when local_n >= LOAD_AVG_PERIOD; below it the
-    // shift is by 0 and the index is local_n itself, so doing both always is the same
-    // value without the branch. local_n <= 63 * PERIOD, so the shift count is <= 63.
+                            // The kernel shifts and reduces only when local_n >= LOAD_AVG_PERIOD; below it the
+                            // shift is by 0 and the index is local_n itself, so doing both always is the same
+                            // value without the branch. local_n <= 63 * PERIOD, so the shift count is <= 63.
     let val = val.wrapping_shr(t.periods_div(local_n));
     mul_u64_u32_shr(val, t.yn_inv_mod(local_n), 32)
+}
+
+/// `t` is mainline's table. The hot entry points then run their body with
+/// `&PeltTables::HL32`, a compile-time constant, as the kernel's `LOAD_AVG_PERIOD`,
+/// `LOAD_AVG_MAX` and table address are; other halflives run the same body with `t`. The
+/// period identifies the table (only the three kernel tables exist as values), so the
+/// result is the same either way.
+#[inline(always)]
+fn is_mainline(t: &PeltTables) -> bool {
+    t.load_avg_period() == PeltTables::HL32.load_avg_period()
 }
 
 /// `__accumulate_pelt_segments()`: the contribution of a span that crossed `periods`
@@ -279,6 +289,15 @@ pub fn __update_load_avg_se(
     se: &SchedEntityPelt,
     t: &PeltTables,
 ) -> i32 {
+    if is_mainline(t) {
+        update_load_avg_se(now, sa, se, &PeltTables::HL32)
+    } else {
+        update_load_avg_se(now, sa, se, t)
+    }
+}
+
+#[inline(always)]
+fn update_load_avg_se(now: u64, sa: &mut SchedAvg, se: &SchedEntityPelt, t: &PeltTables) -> i32 {
     let load = u64::from(se.on_rq);
     if update_load_sum(now, sa, load, se_runnable(se), i32::from(se.is_curr), t) != 0 {
         sync_load_avg(sa, se_weight(se), t);
@@ -292,6 +311,29 @@ pub fn __update_load_avg_se(
 /// `load = scale_load_down(cfs_rq->load.weight)`, `runnable = h_nr_runnable` (6.1 passes
 /// `h_nr_running`), `running = (cfs_rq->curr != NULL)`; averages use weight 1.
 pub fn __update_load_avg_cfs_rq(
+    now: u64,
+    sa: &mut SchedAvg,
+    load_weight: u64,
+    h_nr_runnable: u32,
+    has_curr: bool,
+    t: &PeltTables,
+) -> i32 {
+    if is_mainline(t) {
+        update_load_avg_cfs_rq(
+            now,
+            sa,
+            load_weight,
+            h_nr_runnable,
+            has_curr,
+            &PeltTables::HL32,
+        )
+    } else {
+        update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr, t)
+    }
+}
+
+#[inline(always)]
+fn update_load_avg_cfs_rq(
     now: u64,
     sa: &mut SchedAvg,
     load_weight: u64,
