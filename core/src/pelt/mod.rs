@@ -85,7 +85,7 @@ fn is_mainline(t: &PeltTables) -> bool {
 ///
 /// The middle part is `LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX, p) - 1024`. Trap: every part
 /// and the sum are `u32` (a large `d1`/`d3` wraps the result).
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32, t: &PeltTables) -> u32 {
     let max = t.load_avg_max();
     let c1 = decay_load(u64::from(d1), periods, t) as u32; // u32 c1, as in the kernel
@@ -103,7 +103,7 @@ pub fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32, t: &PeltTables) 
 /// through a u64 call and stored back as u32, and `contrib << 10` is added with u32 wrap;
 /// `runnable_sum` adds `(runnable * contrib) << 10` in u64; `running` is only tested for
 /// being non-zero. The return value is `(u32)periods`: exactly k·2^32 periods return 0.
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn accumulate_sum(
     delta: u64,
     sa: &mut SchedAvg,
@@ -156,7 +156,7 @@ pub fn accumulate_sum(
 /// to `now` exactly (unaligned) and 0 is returned; a zero `load` forces `runnable` and
 /// `running` to 0; a gap of exactly k·2^32 periods decays and refills the sums but returns 0
 /// (see [`accumulate_sum`]).
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn update_load_sum(
     now: u64,
     sa: &mut SchedAvg,
@@ -190,7 +190,7 @@ pub fn update_load_sum(
 }
 
 /// `get_pelt_divider()` (kernel/sched/pelt.h): `PELT_MIN_DIVIDER + period_contrib` (u32).
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn get_pelt_divider(sa: &SchedAvg, t: &PeltTables) -> u32 {
     t.pelt_min_divider().wrapping_add(sa.period_contrib)
 }
@@ -203,7 +203,7 @@ pub fn get_pelt_divider(sa: &SchedAvg, t: &PeltTables) -> u32 {
 /// entity and 1 for a runqueue signal. A zero divider (only from a `period_contrib` near
 /// 2^32 that no update leaves behind; the kernel would fault) leaves the averages as
 /// they are.
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn sync_load_avg(sa: &mut SchedAvg, load: u64, t: &PeltTables) {
     let divider = get_pelt_divider(sa, t);
     if let Some(avg) = div_u64(load.wrapping_mul(sa.load_sum), divider) {
