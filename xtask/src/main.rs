@@ -4,6 +4,7 @@
 //! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
 //!   suite on the host, or on a Cortex-M under QEMU.
 //! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
+//! * `firmware [--bless]`: the example firmware under QEMU, its log against the snapshot.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod embedded;
+mod firmware;
 mod target;
 
 #[derive(Parser)]
@@ -51,6 +53,15 @@ enum Cmd {
         #[command(flatten)]
         args: bench::BenchArgs,
     },
+    /// Build the example power-manager firmware, run it under QEMU (mps2-an386) and compare
+    /// its defmt log with xtask/firmware-snapshot.txt.
+    ///
+    /// Example: cargo xtask firmware
+    Firmware {
+        /// Rewrite the snapshot with this run's log.
+        #[arg(long)]
+        bless: bool,
+    },
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -80,6 +91,9 @@ fn main() -> ExitCode {
             embedded::panic_check(&workspace_root(), inject, &mut std::io::stdout().lock())
         }
         Cmd::Bench { args } => bench::run(&workspace_root(), &args, &mut std::io::stdout().lock()),
+        Cmd::Firmware { bless } => {
+            firmware::run(&workspace_root(), bless, &mut std::io::stdout().lock())
+        }
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
