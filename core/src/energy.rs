@@ -153,14 +153,16 @@ pub fn em_create_perf_table(table: &mut [EmPerfState], cpu_capacity: u64) -> Res
 /// Trap: the fallback is `max_perf_state` even when it is inefficient or beyond the table.
 pub fn em_pd_get_efficient_state(pd: &EmPerfDomain, max_util: u64) -> usize {
     let skip = pd.flags & EM_PERF_DOMAIN_SKIP_INEFFICIENCIES != 0;
-    let hi = core::cmp::min(pd.max_perf_state, pd.table.len().saturating_sub(1));
-    for i in pd.min_perf_state..=hi {
-        let Some(ps) = pd.table.get(i) else { break };
-        if ps.performance >= max_util {
-            if skip && ps.flags & EM_PERF_STATE_INEFFICIENT != 0 {
-                continue;
+    // States min..=max that exist in the table, as one slice (no per-state bounds check).
+    let end = core::cmp::min(pd.max_perf_state.saturating_add(1), pd.table.len());
+    if let Some(states) = pd.table.get(pd.min_perf_state..end) {
+        for (k, ps) in states.iter().enumerate() {
+            if ps.performance >= max_util {
+                if skip && ps.flags & EM_PERF_STATE_INEFFICIENT != 0 {
+                    continue;
+                }
+                return pd.min_perf_state + k;
             }
-            return i;
         }
     }
     pd.max_perf_state
