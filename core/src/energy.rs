@@ -151,6 +151,7 @@ pub fn em_create_perf_table(table: &mut [EmPerfState], cpu_capacity: u64) -> Res
 /// so; `max_perf_state` when none does.
 ///
 /// Trap: the fallback is `max_perf_state` even when it is inefficient or beyond the table.
+#[inline] // static inline in include/linux/energy_model.h
 pub fn em_pd_get_efficient_state(pd: &EmPerfDomain, max_util: u64) -> usize {
     let skip = pd.flags & EM_PERF_DOMAIN_SKIP_INEFFICIENCIES != 0;
     // States min..=max that exist in the table, as one slice (no per-state bounds check).
@@ -186,6 +187,7 @@ pub struct EmCpuEnergy {
 /// Traps: 0 without looking anything up when `sum_util` is 0; `max_util` is clamped to
 /// `allowed_cpu_cap` before the lookup; `cost * sum_util` wraps. A chosen state beyond the
 /// table (bad limits) gives energy 0 here where the kernel would read past it.
+#[inline] // static inline in include/linux/energy_model.h
 pub fn em_cpu_energy(
     pd: &EmPerfDomain,
     max_util: u64,
