@@ -17,6 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::embedded::cargo;
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
@@ -109,10 +110,6 @@ pub fn regressions(measured: &[Measured]) -> Vec<String> {
 
 fn pct(v: f64, base: f64) -> f64 {
     (v / base - 1.0) * 100.0
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
 /// valgrind present, or installed with apt-get when we are root; else a clear error.

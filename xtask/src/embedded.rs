@@ -11,7 +11,8 @@ use object::{Object, ObjectSection, ObjectSymbol};
 
 const PROBE_TARGET: &str = "thumbv7m-none-eabi";
 
-fn cargo() -> Command {
+/// `cargo` as the xtask was started (`$CARGO`), for the builds the jobs run.
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 

@@ -21,7 +21,7 @@ pub const SNAPSHOT: &str = "xtask/firmware-snapshot.txt";
 /// Builds the firmware (release: opt-level s, LTO); returns the ELF.
 pub fn build(root: &Path) -> anyhow::Result<PathBuf> {
     let target_dir = root.join("target/target-runner");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let status = crate::embedded::cargo()
         .current_dir(root.join("xtask/target-runner"))
         .args([
             "build",

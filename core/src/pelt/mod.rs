@@ -296,6 +296,7 @@ pub fn __update_load_avg_se(
     }
 }
 
+/// The body of [`__update_load_avg_se`], inlined into both of its arms.
 #[inline(always)]
 fn update_load_avg_se(now: u64, sa: &mut SchedAvg, se: &SchedEntityPelt, t: &PeltTables) -> i32 {
     let load = u64::from(se.on_rq);
@@ -332,6 +333,7 @@ pub fn __update_load_avg_cfs_rq(
     }
 }
 
+/// The body of [`__update_load_avg_cfs_rq`], inlined into both of its arms.
 #[inline(always)]
 fn update_load_avg_cfs_rq(
     now: u64,
