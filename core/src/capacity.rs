@@ -123,6 +123,7 @@ pub fn check_cpu_capacity(capacity_orig: u64, cpu_capacity: u64, imbalance_pct: 
 /// ignored entirely; the uclamp_max forced fit does not apply to a 1024 CPU with a 1024
 /// cap (no cap at all); uclamp_min is lowered to uclamp_max before the -1 test; the
 /// margin test uses capacity_of but the -1 test the pressure-only actual capacity.
+#[inline] // static inline in kernel/sched/fair.c
 pub fn util_fits_cpu(
     util: u64,
     uclamp_min: u64,

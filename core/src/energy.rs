@@ -154,16 +154,19 @@ pub fn em_create_perf_table(table: &mut [EmPerfState], cpu_capacity: u64) -> Res
 /// so; `max_perf_state` when none does.
 ///
 /// Trap: the fallback is `max_perf_state` even when it is inefficient or beyond the table.
+#[inline] // static inline in include/linux/energy_model.h
 pub fn em_pd_get_efficient_state(pd: &EmPerfDomain, max_util: u64) -> usize {
     let skip = pd.flags & EM_PERF_DOMAIN_SKIP_INEFFICIENCIES != 0;
-    let hi = core::cmp::min(pd.max_perf_state, pd.table.len().saturating_sub(1));
-    for i in pd.min_perf_state..=hi {
-        let Some(ps) = pd.table.get(i) else { break };
-        if ps.performance >= max_util {
-            if skip && ps.flags & EM_PERF_STATE_INEFFICIENT != 0 {
-                continue;
+    // States min..=max that exist in the table, as one slice (no per-state bounds check).
+    let end = core::cmp::min(pd.max_perf_state.saturating_add(1), pd.table.len());
+    if let Some(states) = pd.table.get(pd.min_perf_state..end) {
+        for (k, ps) in states.iter().enumerate() {
+            if ps.performance >= max_util {
+                if skip && ps.flags & EM_PERF_STATE_INEFFICIENT != 0 {
+                    continue;
+                }
+                return pd.min_perf_state + k;
             }
-            return i;
         }
     }
     pd.max_perf_state
@@ -187,6 +190,7 @@ pub struct EmCpuEnergy {
 /// Traps: 0 without looking anything up when `sum_util` is 0; `max_util` is clamped to
 /// `allowed_cpu_cap` before the lookup; `cost * sum_util` wraps. A chosen state beyond the
 /// table (bad limits) gives energy 0 here where the kernel would read past it.
+#[inline] // static inline in include/linux/energy_model.h
 pub fn em_cpu_energy(
     pd: &EmPerfDomain,
     max_util: u64,

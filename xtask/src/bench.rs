@@ -17,6 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::embedded::cargo;
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,13 @@ pub const BASELINE: &str = "xtask/bench-baseline.json";
 /// Instruction counts of the kernel's own C for the same op sequences, where measured
 /// (gcc 12.2 -O2, x86_64, callgrind with the same toggle-collect; BENCHMARKS.md says how).
 /// Measured over the first 200 000 ops, the default `--ops`.
-const KERNEL: &[(&str, f64)] = &[("pelt_se", 131.71), ("pelt_cfs_rq", 110.14)];
+const KERNEL: &[(&str, f64)] = &[
+    ("pelt_se", 131.71),
+    ("pelt_cfs_rq", 110.14),
+    ("util_est_update", 16.79),
+    ("util_fits_cpu", 29.68),
+    ("em_cpu_energy", 47.54),
+];
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
@@ -103,10 +110,6 @@ pub fn regressions(measured: &[Measured]) -> Vec<String> {
 
 fn pct(v: f64, base: f64) -> f64 {
     (v / base - 1.0) * 100.0
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
 /// valgrind present, or installed with apt-get when we are root; else a clear error.

@@ -11,7 +11,8 @@ use object::{Object, ObjectSection, ObjectSymbol};
 
 const PROBE_TARGET: &str = "thumbv7m-none-eabi";
 
-fn cargo() -> Command {
+/// `cargo` as the xtask was started (`$CARGO`), for the builds the jobs run.
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
@@ -82,8 +83,9 @@ fn section_kind(name: &str) -> Option<usize> {
     }
 }
 
-/// `size`: per-module `.text`/`.rodata` of the core compiled for thumbv7m (release), and
-/// the totals of the firmware-like panic_probe binary that calls every entry point.
+/// `size`: per-module `.text`/`.rodata` of the core compiled for thumbv7m (release), the
+/// totals of the firmware-like panic_probe binary that calls every entry point, and those
+/// of the example power-manager firmware.
 pub fn size(root: &Path, w: &mut impl Write) -> anyhow::Result<()> {
     let target_dir = root.join("target/size");
     let status = cargo()
@@ -150,6 +152,13 @@ pub fn size(root: &Path, w: &mut impl Write) -> anyhow::Result<()> {
         w,
         "panic_probe (every entry point + cortex-m-rt, opt-level s, LTO): .text {} bytes, .rodata {} bytes",
         totals[0], totals[1]
+    )?;
+    let fw = crate::firmware::build(root)?;
+    let (text, rodata) = crate::firmware::text_rodata(&fw)?;
+    writeln!(
+        w,
+        "power_manager firmware ({}, PELT + util_est + schedutil + teo + defmt, opt-level s, LTO): .text {text} bytes, .rodata {rodata} bytes (goal: .text <= 24576)",
+        crate::firmware::TARGET
     )?;
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! * `fuzz --seconds N`: every cargo-fuzz target in `fuzz/`, N seconds each.
 //! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
 //! * `lab fetch|run`: Debian's kernels under QEMU running rt-app, traced (src/lab/).
+//! * `firmware [--bless]`: the example firmware under QEMU, its log against the snapshot.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,6 +17,7 @@ mod bench;
 mod embedded;
 mod fuzz;
 mod lab;
+mod firmware;
 mod target;
 
 #[derive(Parser)]
@@ -71,6 +73,15 @@ enum Cmd {
     /// module (fixtures/lab/README.md).
     #[command(subcommand)]
     Lab(lab::LabCmd),
+    /// Build the example power-manager firmware, run it under QEMU (mps2-an386) and compare
+    /// its defmt log with xtask/firmware-snapshot.txt.
+    ///
+    /// Example: cargo xtask firmware
+    Firmware {
+        /// Rewrite the snapshot with this run's log.
+        #[arg(long)]
+        bless: bool,
+    },
     /// Code size of the core per module for thumbv7m-none-eabi, and of the probe binary.
     ///
     /// Example: cargo xtask size
@@ -107,6 +118,9 @@ fn main() -> ExitCode {
         ),
         Cmd::Bench { args } => bench::run(&workspace_root(), &args, &mut std::io::stdout().lock()),
         Cmd::Lab(c) => lab::main(&workspace_root(), c, &mut std::io::stdout().lock()),
+        Cmd::Firmware { bless } => {
+            firmware::run(&workspace_root(), bless, &mut std::io::stdout().lock())
+        }
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }

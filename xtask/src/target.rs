@@ -199,7 +199,7 @@ fn build_runner(root: &Path, m: &Machine) -> anyhow::Result<PathBuf> {
 }
 
 /// Decodes the runner's defmt frames into message lines.
-fn decode(elf: &Path, bytes: &[u8]) -> anyhow::Result<Vec<String>> {
+pub(crate) fn decode(elf: &Path, bytes: &[u8]) -> anyhow::Result<Vec<String>> {
     let elf_bytes = std::fs::read(elf).with_context(|| format!("{}", elf.display()))?;
     let table = defmt_decoder::Table::parse(&elf_bytes)
         .map_err(|e| anyhow!("{}: defmt table: {e}", elf.display()))?

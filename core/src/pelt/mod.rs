@@ -70,12 +70,22 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
     mul_u64_u32_shr(val, t.yn_inv_mod(local_n), 32)
 }
 
+/// `t` is mainline's table. The hot entry points then run their body with
+/// `&PeltTables::HL32`, a compile-time constant, as the kernel's `LOAD_AVG_PERIOD`,
+/// `LOAD_AVG_MAX` and table address are; other halflives run the same body with `t`. The
+/// period identifies the table (only the three kernel tables exist as values), so the
+/// result is the same either way.
+#[inline(always)]
+fn is_mainline(t: &PeltTables) -> bool {
+    t.load_avg_period() == PeltTables::HL32.load_avg_period()
+}
+
 /// `__accumulate_pelt_segments()`: the contribution of a span that crossed `periods`
 /// boundaries: `d1 * y^p + 1024 * (y + ... + y^(p-1)) + d3`.
 ///
 /// The middle part is `LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX, p) - 1024`. Trap: every part
 /// and the sum are `u32` (a large `d1`/`d3` wraps the result).
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32, t: &PeltTables) -> u32 {
     let max = t.load_avg_max();
     let c1 = decay_load(u64::from(d1), periods, t) as u32; // u32 c1, as in the kernel
@@ -93,7 +103,7 @@ pub fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32, t: &PeltTables) 
 /// through a u64 call and stored back as u32, and `contrib << 10` is added with u32 wrap;
 /// `runnable_sum` adds `(runnable * contrib) << 10` in u64; `running` is only tested for
 /// being non-zero. The return value is `(u32)periods`: exactly k·2^32 periods return 0.
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn accumulate_sum(
     delta: u64,
     sa: &mut SchedAvg,
@@ -146,7 +156,7 @@ pub fn accumulate_sum(
 /// to `now` exactly (unaligned) and 0 is returned; a zero `load` forces `runnable` and
 /// `running` to 0; a gap of exactly k·2^32 periods decays and refills the sums but returns 0
 /// (see [`accumulate_sum`]).
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn update_load_sum(
     now: u64,
     sa: &mut SchedAvg,
@@ -180,7 +190,7 @@ pub fn update_load_sum(
 }
 
 /// `get_pelt_divider()` (kernel/sched/pelt.h): `PELT_MIN_DIVIDER + period_contrib` (u32).
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn get_pelt_divider(sa: &SchedAvg, t: &PeltTables) -> u32 {
     t.pelt_min_divider().wrapping_add(sa.period_contrib)
 }
@@ -193,7 +203,7 @@ pub fn get_pelt_divider(sa: &SchedAvg, t: &PeltTables) -> u32 {
 /// entity and 1 for a runqueue signal. A zero divider (only from a `period_contrib` near
 /// 2^32 that no update leaves behind; the kernel would fault) leaves the averages as
 /// they are.
-#[inline]
+#[inline(always)] // inlined in the kernel too (__always_inline / static)
 pub fn sync_load_avg(sa: &mut SchedAvg, load: u64, t: &PeltTables) {
     let divider = get_pelt_divider(sa, t);
     if let Some(avg) = div_u64(load.wrapping_mul(sa.load_sum), divider) {
@@ -279,6 +289,16 @@ pub fn __update_load_avg_se(
     se: &SchedEntityPelt,
     t: &PeltTables,
 ) -> i32 {
+    if is_mainline(t) {
+        update_load_avg_se(now, sa, se, &PeltTables::HL32)
+    } else {
+        update_load_avg_se(now, sa, se, t)
+    }
+}
+
+/// The body of [`__update_load_avg_se`], inlined into both of its arms.
+#[inline(always)]
+fn update_load_avg_se(now: u64, sa: &mut SchedAvg, se: &SchedEntityPelt, t: &PeltTables) -> i32 {
     let load = u64::from(se.on_rq);
     if update_load_sum(now, sa, load, se_runnable(se), i32::from(se.is_curr), t) != 0 {
         sync_load_avg(sa, se_weight(se), t);
@@ -292,6 +312,30 @@ pub fn __update_load_avg_se(
 /// `load = scale_load_down(cfs_rq->load.weight)`, `runnable = h_nr_runnable` (6.1 passes
 /// `h_nr_running`), `running = (cfs_rq->curr != NULL)`; averages use weight 1.
 pub fn __update_load_avg_cfs_rq(
+    now: u64,
+    sa: &mut SchedAvg,
+    load_weight: u64,
+    h_nr_runnable: u32,
+    has_curr: bool,
+    t: &PeltTables,
+) -> i32 {
+    if is_mainline(t) {
+        update_load_avg_cfs_rq(
+            now,
+            sa,
+            load_weight,
+            h_nr_runnable,
+            has_curr,
+            &PeltTables::HL32,
+        )
+    } else {
+        update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr, t)
+    }
+}
+
+/// The body of [`__update_load_avg_cfs_rq`], inlined into both of its arms.
+#[inline(always)]
+fn update_load_avg_cfs_rq(
     now: u64,
     sa: &mut SchedAvg,
     load_weight: u64,
