@@ -3,12 +3,16 @@
 //!
 //! * `verify [--fixtures DIR]... [--suite PATTERN] [--target TRIPLE]`: every kernel fixture
 //!   suite on the host, or on a Cortex-M under QEMU.
+//! * `panic-check`, `size`: the core's panic freedom and code size on a Cortex-M.
+//! * `bless`: rewrite README's generated parts and the insta snapshots from what the code
+//!   prints now.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bless;
 mod embedded;
 mod target;
 
@@ -45,6 +49,11 @@ enum Cmd {
     ///
     /// Example: cargo xtask size
     Size,
+    /// Re-run what README tables and insta snapshots quote and rewrite them: README's
+    /// profile list and study tables, then every snapshot, then the tests once more.
+    ///
+    /// Example: cargo xtask bless && git diff
+    Bless,
 }
 
 /// The workspace root (xtask lives one level below it).
@@ -72,6 +81,7 @@ fn main() -> ExitCode {
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
+        Cmd::Bless => bless::run(&workspace_root(), &mut std::io::stdout().lock()),
     };
     schedmath_host::exit_code(result)
 }
