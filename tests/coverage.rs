@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod support;
-use support::rust_src::{matching, rust_files, strip, tokens, uses};
+use support::rust_src::{matching, module_of, rust_files, strip, tokens, uses};
 
 // ---------------------------------------------------------------------------------------
 // The core: modules, types, functions.
@@ -76,20 +76,6 @@ struct Core {
     module_uses: BTreeMap<ModPath, Vec<(Vec<String>, String)>>,
     /// Test modules: (their parent module, code, imports).
     tests: Vec<Context>,
-}
-
-fn module_of(src_dir: &Path, file: &Path) -> ModPath {
-    let rel = file.strip_prefix(src_dir).unwrap();
-    let mut segs: Vec<String> = rel
-        .iter()
-        .map(|s| s.to_string_lossy().into_owned())
-        .collect();
-    let last = segs.pop().unwrap();
-    let stem = last.trim_end_matches(".rs");
-    if stem != "mod" && stem != "lib" {
-        segs.push(stem.to_string());
-    }
-    segs
 }
 
 fn words(code: &str) -> BTreeSet<String> {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The host's import layering: core ← support ← platform/workload/fixtures ← sim ←
-//! study/replays ← CLI, and no import cycle between sibling modules.
+//! study/replays ← docs ← CLI, and no import cycle between sibling modules.
 //!
 //! Every `crate::…`, `super::…` and `self::…` path in `host/src` (in `use` declarations and
 //! in code, comments and strings blanked) is resolved to the module it names. Two rules:
@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod support;
-use support::rust_src::{rust_files, strip, tokens, use_tree};
+use support::rust_src::{module_of, rust_files, strip, tokens, use_tree};
 
 /// Top-level modules of `host/src` by layer, lowest first. A module may name modules of
 /// lower layers only.
@@ -29,25 +29,12 @@ const LAYERS: &[&[&str]] = &[
     &["sim"],
     // Commands over the layers below: studies, the schedutil and cpuidle replays, verify.
     &["study", "governor", "idle", "verify"],
+    // The generated parts of the docs (they run studies).
+    &["docs"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
-}
-
-/// Module path of a file below `src` (`sim/engine/tick.rs` → `sim::engine::tick`).
-fn module_of(src: &Path, file: &Path) -> Vec<String> {
-    let rel = file.strip_prefix(src).unwrap();
-    let mut segs: Vec<String> = rel
-        .iter()
-        .map(|s| s.to_string_lossy().into_owned())
-        .collect();
-    let last = segs.pop().unwrap();
-    let stem = last.trim_end_matches(".rs");
-    if stem != "mod" && stem != "lib" {
-        segs.push(stem.to_string());
-    }
-    segs
 }
 
 fn is_module(src: &Path, path: &[String]) -> bool {

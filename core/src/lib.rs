@@ -11,6 +11,7 @@
 //! makes it panic (it wraps where the kernel wraps and reports where the kernel would trap).
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
 #[cfg(feature = "std")]

@@ -2,6 +2,7 @@
 //! schedmath-host: drives the `schedmath` core from kernel fixtures, platform files and
 //! workloads, and reports what the kernel would compute.
 
+pub mod docs;
 pub mod fixtures;
 pub mod governor;
 pub mod idle;

@@ -11,7 +11,8 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "schedmath",
     version,
-    about = "The Linux scheduler's arithmetic, bit for bit, off-target"
+    about = "The Linux scheduler's arithmetic, bit for bit, off-target",
+    after_long_help = schedmath_host::docs::profile_help()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -34,12 +35,14 @@ enum Cmd {
     ///
     /// Example: schedmath governor --platform fixtures/platforms/laptop-2c4t.toml
     /// --policy 0 --util busy.csv --compare mainline sugov-busy-without-uclamp
+    #[command(after_long_help = schedmath_host::docs::profile_help())]
     Governor(GovernorArgs),
     /// Replay idle periods through a cpuidle governor: per-state usage, residency and
     /// idle misses (above: too deep, below: too shallow).
     ///
     /// Example: schedmath idle --platform fixtures/platforms/rk3399.toml --cpu 0
     ///   --pattern timer:50ms --util 100 --compare teo-v6.10 teo-v6.12
+    #[command(after_long_help = schedmath_host::docs::profile_help())]
     Idle(schedmath_host::idle::IdleArgs),
     /// Simulate a workload on a platform: overutilized time, residencies, frequencies,
     /// idle states, wake-up latency, deadline misses and frame times, ramp-up and decay
@@ -52,6 +55,7 @@ enum Cmd {
     ///
     /// Example: schedmath simulate --platform fixtures/platforms/m1pro-8c.toml
     ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --duration 2 --json
+    #[command(after_long_help = schedmath_host::docs::profile_help())]
     Simulate(SimulateArgs),
     /// Simulate one workload under two profiles and show them side by side with the
     /// change in %.
@@ -59,6 +63,7 @@ enum Cmd {
     /// Example: schedmath compare --platform fixtures/platforms/m1pro-8c.toml
     ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --base mainline
     ///   --patch ou-lone-task
+    #[command(after_long_help = schedmath_host::docs::profile_help())]
     Compare(CompareArgs),
     /// Run a study: a base-vs-patch measurement from VARIANTS.md reproduced on the
     /// simulator, every case under every profile, as a table (or `--json`:

@@ -1,34 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! README.md's "Studies" tables are what `schedmath study NAME` prints: every
-//! ```` ```text ```` block starting with `$ schedmath study NAME` must equal the table,
-//! and every study file in fixtures/scenarios/ must have one.
+//! README.md's generated parts are current: every ```` ```text ```` block starting with
+//! `$ schedmath study NAME` equals what the command prints, every study file in
+//! fixtures/scenarios/ has one, and the profile list is the core's table
+//! (`cargo xtask bless` rewrites them all).
 
 use std::path::{Path, PathBuf};
 
-use schedmath_host::study;
+use schedmath_host::{docs, study};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// (name, the block's text after the command line).
-fn readme_blocks() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let mut out = Vec::new();
-    let mut rest = readme.as_str();
-    while let Some(i) = rest.find("```text\n$ schedmath study ") {
-        let block = &rest[i + "```text\n$ schedmath study ".len()..];
-        let (name, body) = block.split_once('\n').unwrap();
-        let end = body.find("```").unwrap();
-        out.push((name.trim().to_string(), body[..end].to_string()));
-        rest = &body[end..];
-    }
-    out
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).unwrap()
 }
 
 #[test]
 fn readme_study_tables_match_the_command() {
-    let blocks = readme_blocks();
+    let readme = readme();
+    let blocks = docs::study_blocks(&readme);
     let scenarios = root().join("fixtures/scenarios");
     let mut studies: Vec<String> = std::fs::read_dir(&scenarios)
         .unwrap()
@@ -46,12 +37,28 @@ fn readme_study_tables_match_the_command() {
     let mut named: Vec<String> = blocks.iter().map(|(n, _)| n.clone()).collect();
     named.sort();
     assert_eq!(named, studies, "README study tables vs study files");
-    for (name, body) in &blocks {
+    for (name, range) in &blocks {
         let r = study::run(&study::resolve(name, &scenarios)).unwrap();
         assert_eq!(
-            body,
-            &r.render(),
-            "README table of `{name}` is stale: rerun `schedmath study {name}`"
+            &readme[range.clone()],
+            r.render(),
+            "README table of `{name}` is stale: run `cargo xtask bless`"
         );
     }
+}
+
+#[test]
+fn readme_profile_list_is_the_core_table() {
+    let readme = readme();
+    let b = readme
+        .find(docs::PROFILES_BEGIN)
+        .expect("profile list start marker");
+    let e = readme
+        .find(docs::PROFILES_END)
+        .expect("profile list end marker");
+    assert_eq!(
+        &readme[b + docs::PROFILES_BEGIN.len()..e],
+        docs::profile_list(),
+        "README profile list is stale: run `cargo xtask bless`"
+    );
 }

@@ -240,3 +240,19 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Module path of a file below a crate's `src` (`sim/engine/tick.rs` → `sim::engine::tick`,
+/// `mod.rs` and `lib.rs` name their directory).
+pub fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let mut segs: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    let last = segs.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" {
+        segs.push(stem.to_string());
+    }
+    segs
+}

@@ -5,8 +5,11 @@
 //!   suite on the host, or on a Cortex-M under QEMU.
 //! * `fuzz --seconds N`: every cargo-fuzz target in `fuzz/`, N seconds each.
 //! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
-//! * `lab fetch|run`: Debian's kernels under QEMU running rt-app, traced (src/lab/).
+//! * `lab fetch|run|compare`: Debian's kernels under QEMU running rt-app, traced (src/lab/).
 //! * `firmware [--bless]`: the example firmware under QEMU, its log against the snapshot.
+//! * `panic-check`, `size`: the core's panic freedom and code size on a Cortex-M.
+//! * `bless`: rewrite README's generated parts and the insta snapshots from what the code
+//!   prints now.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,10 +17,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bless;
 mod embedded;
+mod firmware;
 mod fuzz;
 mod lab;
-mod firmware;
 mod target;
 
 #[derive(Parser)]
@@ -86,6 +90,11 @@ enum Cmd {
     ///
     /// Example: cargo xtask size
     Size,
+    /// Re-run what README tables and insta snapshots quote and rewrite them: README's
+    /// profile list and study tables, then every snapshot, then the tests once more.
+    ///
+    /// Example: cargo xtask bless && git diff
+    Bless,
 }
 
 /// The workspace root (xtask lives one level below it).
@@ -124,6 +133,7 @@ fn main() -> ExitCode {
         Cmd::Size => {
             embedded::size(&workspace_root(), &mut std::io::stdout().lock()).map(|()| true)
         }
+        Cmd::Bless => bless::run(&workspace_root(), &mut std::io::stdout().lock()),
     };
     schedmath_host::exit_code(result)
 }

@@ -372,14 +372,69 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
         return Err(cx.err("domain", "at least one [[domain]] is required"));
     }
 
-    // CPU → domain map: every CPU in exactly one domain, numbered 0..N-1.
-    let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
+    let (owner, nr_cpus) = cpu_owners(&cx, &spec.domain)?;
+
+    // OPPs and capacity inputs per domain.
+    let mut domains = Vec::with_capacity(spec.domain.len());
     for (d, dom) in spec.domain.iter().enumerate() {
+        domains.push(build_domain(&cx, d, dom, &spec.idle_state)?);
+    }
+    let capacity_of_cpu = cpu_capacities(&cx, &spec.domain, &mut domains, &owner, nr_cpus)?;
+
+    // Energy Model per domain, through the core.
+    for (d, dom) in domains.iter_mut().enumerate() {
+        dom.em = build_em(&cx, d, dom)?;
+    }
+    let eas = eas_flag(&cx, spec.eas, &domains)?;
+
+    let siblings = smt_siblings(&cx, &spec.smt_siblings, nr_cpus)?;
+
+    let clusters = build_clusters(&cx, spec.clusters, &domains, &spec.smt_siblings, nr_cpus)?;
+    let mut cluster_of = vec![0; nr_cpus];
+    for (k, cl) in clusters.iter().enumerate() {
+        for &c in cl {
+            if let Some(slot) = cluster_of.get_mut(c) {
+                *slot = k;
+            }
+        }
+    }
+
+    let cpus = (0..nr_cpus)
+        .map(|c| Cpu {
+            id: c,
+            domain: owner.get(&c).copied().unwrap_or(0),
+            capacity_orig: capacity_of_cpu.get(c).copied().unwrap_or(0),
+            smt_siblings: siblings.get(c).cloned().unwrap_or_default(),
+            cluster: cluster_of.get(c).copied().unwrap_or(0),
+        })
+        .collect();
+    Ok(Platform {
+        origin: origin.to_string(),
+        name: spec.name,
+        description: spec.description,
+        sources: spec.sources,
+        estimated: spec.estimated,
+        eas,
+        cpus,
+        domains,
+        clusters,
+        idle_states,
+    })
+}
+
+/// CPU → domain: every CPU in exactly one (named, unique) domain, numbered 0..N-1
+/// without gaps; also N.
+fn cpu_owners(
+    cx: &Ctx<'_>,
+    specs: &[DomainSpec],
+) -> Result<(BTreeMap<usize, usize>, usize), PlatformError> {
+    let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
+    for (d, dom) in specs.iter().enumerate() {
         let key = format!("domain[{d}].cpus");
         if dom.name.trim().is_empty() {
             return Err(cx.err(format!("domain[{d}].name"), "must not be empty"));
         }
-        if let Some(e) = spec.domain[..d].iter().position(|o| o.name == dom.name) {
+        if let Some(e) = specs[..d].iter().position(|o| o.name == dom.name) {
             return Err(cx.err(
                 format!("domain[{d}].name"),
                 format!("`{}` is also the name of domain[{e}]", dom.name),
@@ -398,7 +453,7 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
                 } else {
                     format!(
                         "CPU {c} is also in domain[{other}] (`{}`)",
-                        spec.domain[other].name
+                        specs[other].name
                     )
                 };
                 return Err(cx.err(key, msg));
@@ -414,27 +469,28 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
             ),
         ));
     }
+    Ok((owner, nr_cpus))
+}
 
-    // OPPs and capacity inputs per domain.
-    let mut domains = Vec::with_capacity(spec.domain.len());
-    for (d, dom) in spec.domain.iter().enumerate() {
-        domains.push(build_domain(&cx, d, dom, &spec.idle_state)?);
-    }
-    let all_direct = spec.domain.iter().all(|d| d.capacity.is_some());
-    let any_direct = spec.domain.iter().any(|d| d.capacity.is_some());
+/// `cpu_scale` per CPU (direct capacities, or `topology_normalize_cpu_scale()` of the
+/// dmips-MHz and reference frequencies through the core), stored in each domain too.
+fn cpu_capacities(
+    cx: &Ctx<'_>,
+    specs: &[DomainSpec],
+    domains: &mut [FreqDomain],
+    owner: &BTreeMap<usize, usize>,
+    nr_cpus: usize,
+) -> Result<Vec<u64>, PlatformError> {
+    let all_direct = specs.iter().all(|d| d.capacity.is_some());
+    let any_direct = specs.iter().any(|d| d.capacity.is_some());
     if any_direct && !all_direct {
-        let d = spec
-            .domain
-            .iter()
-            .position(|d| d.capacity.is_none())
-            .unwrap_or(0);
+        let d = specs.iter().position(|d| d.capacity.is_none()).unwrap_or(0);
         return Err(cx.err(
             format!("domain[{d}]"),
             "mixes capacity_dmips_mhz and capacity: give `capacity` in every domain or none",
         ));
     }
 
-    // cpu_scale per CPU, through the core.
     let capacity_of_cpu: Vec<u64> = if all_direct {
         let caps: Vec<u64> = (0..nr_cpus)
             .map(|c| owner.get(&c).map_or(0, |&d| domains[d].capacity))
@@ -478,13 +534,18 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
             ));
         }
     }
+    Ok(capacity_of_cpu)
+}
 
-    // Energy Model per domain, through the core.
-    for (d, dom) in domains.iter_mut().enumerate() {
-        dom.em = build_em(&cx, d, dom)?;
-    }
+/// EAS is on when asked and every domain has an Energy Model (default: when every
+/// domain has one).
+fn eas_flag(
+    cx: &Ctx<'_>,
+    eas: Option<bool>,
+    domains: &[FreqDomain],
+) -> Result<bool, PlatformError> {
     let all_em = domains.iter().all(|d| d.em.is_some());
-    let eas = match spec.eas {
+    Ok(match eas {
         Some(true) if !all_em => {
             let d = domains.iter().position(|d| d.em.is_none()).unwrap_or(0);
             return Err(cx.err(
@@ -494,12 +555,18 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
         }
         Some(e) => e,
         None => all_em,
-    };
+    })
+}
 
-    // SMT siblings.
+/// Each CPU's SMT siblings (the other hardware threads of its core).
+fn smt_siblings(
+    cx: &Ctx<'_>,
+    groups: &[Vec<usize>],
+    nr_cpus: usize,
+) -> Result<Vec<Vec<usize>>, PlatformError> {
     let mut siblings: Vec<Vec<usize>> = vec![Vec::new(); nr_cpus];
     let mut in_group = vec![None; nr_cpus];
-    for (g, group) in spec.smt_siblings.iter().enumerate() {
+    for (g, group) in groups.iter().enumerate() {
         let key = format!("smt_siblings[{g}]");
         if group.len() < 2 {
             return Err(cx.err(key, "a sibling group needs at least two CPUs"));
@@ -516,38 +583,7 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
             }
         }
     }
-
-    let clusters = build_clusters(&cx, spec.clusters, &domains, &spec.smt_siblings, nr_cpus)?;
-    let mut cluster_of = vec![0; nr_cpus];
-    for (k, cl) in clusters.iter().enumerate() {
-        for &c in cl {
-            if let Some(slot) = cluster_of.get_mut(c) {
-                *slot = k;
-            }
-        }
-    }
-
-    let cpus = (0..nr_cpus)
-        .map(|c| Cpu {
-            id: c,
-            domain: owner.get(&c).copied().unwrap_or(0),
-            capacity_orig: capacity_of_cpu.get(c).copied().unwrap_or(0),
-            smt_siblings: siblings.get(c).cloned().unwrap_or_default(),
-            cluster: cluster_of.get(c).copied().unwrap_or(0),
-        })
-        .collect();
-    Ok(Platform {
-        origin: origin.to_string(),
-        name: spec.name,
-        description: spec.description,
-        sources: spec.sources,
-        estimated: spec.estimated,
-        eas,
-        cpus,
-        domains,
-        clusters,
-        idle_states,
-    })
+    Ok(siblings)
 }
 
 /// The `clusters` key, validated: every CPU in exactly one non-empty cluster, and the
@@ -647,12 +683,52 @@ fn build_idle_states(
     Ok(out)
 }
 
+/// One `[[domain]]`: capacity keys, OPPs, reference frequency and idle states checked;
+/// capacity and EM are filled in later, once every domain is known.
 fn build_domain(
     cx: &Ctx<'_>,
     d: usize,
     dom: &DomainSpec,
     idle: &[IdleStateSpec],
 ) -> Result<FreqDomain, PlatformError> {
+    let key = |k: &str| format!("domain[{d}].{k}");
+    check_capacity_keys(cx, d, dom)?;
+    let opps = build_opps(cx, d, dom)?;
+    let max_khz = opps.last().map_or(0, |o| o.khz);
+    let capacity_freq_ref_khz = match dom.capacity_freq_ref_khz {
+        Some(0) => return Err(cx.err(key("capacity_freq_ref_khz"), "zero frequency")),
+        Some(f) => f,
+        None => max_khz,
+    };
+    if let Some(dmips) = dom.capacity_dmips_mhz {
+        // The kernel's `(dmips * ref) << 10` must not wrap, or cpu_scale is garbage.
+        let raw = u64::from(dmips).checked_mul(capacity_freq_ref_khz);
+        if raw.is_none_or(|r| r.leading_zeros() < 10) {
+            return Err(cx.err(
+                key("capacity_freq_ref_khz"),
+                "capacity_dmips_mhz x capacity_freq_ref_khz overflows the kernel's 64-bit shift",
+            ));
+        }
+    }
+    let idle_states = domain_idle_states(cx, d, dom, idle)?;
+    let mut cpus = dom.cpus.clone();
+    cpus.sort_unstable();
+    Ok(FreqDomain {
+        name: dom.name.clone(),
+        cpus,
+        capacity: dom.capacity.unwrap_or(0),
+        capacity_dmips_mhz: dom.capacity_dmips_mhz,
+        capacity_freq_ref_khz,
+        dynamic_power_coefficient: dom.dynamic_power_coefficient,
+        transition_latency_ns: dom.transition_latency_ns,
+        opps,
+        em: None,
+        idle_states,
+    })
+}
+
+/// `capacity_dmips_mhz` or `capacity`, exactly one, in range.
+fn check_capacity_keys(cx: &Ctx<'_>, d: usize, dom: &DomainSpec) -> Result<(), PlatformError> {
     let key = |k: &str| format!("domain[{d}].{k}");
     match (dom.capacity_dmips_mhz, dom.capacity) {
         (Some(_), Some(_)) => {
@@ -673,6 +749,13 @@ fn build_domain(
         }
         _ => {}
     }
+    Ok(())
+}
+
+/// The OPP table: ascending, distinct, non-zero kHz; each OPP's power given (µW or mW),
+/// from `uv` and the domain's coefficient, or absent on every OPP.
+fn build_opps(cx: &Ctx<'_>, d: usize, dom: &DomainSpec) -> Result<Vec<Opp>, PlatformError> {
+    let key = |k: &str| format!("domain[{d}].{k}");
     if dom.opp.is_empty() {
         return Err(cx.err(key("opp"), "a domain needs at least one OPP"));
     }
@@ -728,22 +811,16 @@ fn build_domain(
             "no power while other OPPs have one: give power_uw/power_mw, or uv with the domain's dynamic_power_coefficient",
         ));
     }
-    let max_khz = opps.last().map_or(0, |o| o.khz);
-    let capacity_freq_ref_khz = match dom.capacity_freq_ref_khz {
-        Some(0) => return Err(cx.err(key("capacity_freq_ref_khz"), "zero frequency")),
-        Some(f) => f,
-        None => max_khz,
-    };
-    if let Some(dmips) = dom.capacity_dmips_mhz {
-        // The kernel's `(dmips * ref) << 10` must not wrap, or cpu_scale is garbage.
-        let raw = u64::from(dmips).checked_mul(capacity_freq_ref_khz);
-        if raw.is_none_or(|r| r.leading_zeros() < 10) {
-            return Err(cx.err(
-                key("capacity_freq_ref_khz"),
-                "capacity_dmips_mhz x capacity_freq_ref_khz overflows the kernel's 64-bit shift",
-            ));
-        }
-    }
+    Ok(opps)
+}
+
+/// The domain's idle states by index into the platform's list, shallow to deep.
+fn domain_idle_states(
+    cx: &Ctx<'_>,
+    d: usize,
+    dom: &DomainSpec,
+    idle: &[IdleStateSpec],
+) -> Result<Vec<usize>, PlatformError> {
     let mut idle_states = Vec::with_capacity(dom.idle_states.len());
     for (j, n) in dom.idle_states.iter().enumerate() {
         let Some(i) = idle.iter().position(|s| &s.name == n) else {
@@ -766,20 +843,7 @@ fn build_domain(
         }
         idle_states.push(i);
     }
-    let mut cpus = dom.cpus.clone();
-    cpus.sort_unstable();
-    Ok(FreqDomain {
-        name: dom.name.clone(),
-        cpus,
-        capacity: dom.capacity.unwrap_or(0),
-        capacity_dmips_mhz: dom.capacity_dmips_mhz,
-        capacity_freq_ref_khz,
-        dynamic_power_coefficient: dom.dynamic_power_coefficient,
-        transition_latency_ns: dom.transition_latency_ns,
-        opps,
-        em: None,
-        idle_states,
-    })
+    Ok(idle_states)
 }
 
 /// The domain's EM table, as `em_dev_register_perf_domain()` would build it from the OPPs

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use schedmath::energy::{EM_PERF_DOMAIN_SKIP_INEFFICIENCIES, EM_PERF_STATE_INEFFICIENT};
 
-use super::Platform;
+use super::{FreqDomain, Platform};
 use crate::text::{cpu_list, Table};
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -28,6 +28,30 @@ pub fn render(p: &Platform) -> String {
         if p.eas { "on" } else { "off" }
     );
     let _ = writeln!(s);
+    cpu_table(p, &mut s);
+    for d in &p.domains {
+        domain_section(p, d, &mut s);
+    }
+    idle_state_table(p, &mut s);
+    if !p.sources.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "sources:");
+        for src in &p.sources {
+            let _ = writeln!(s, "  {src}");
+        }
+    }
+    if !p.estimated.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "estimated (not published data):");
+        for e in &p.estimated {
+            let _ = writeln!(s, "  {e}");
+        }
+    }
+    s
+}
+
+/// One line per CPU: domain, capacity, dmips-MHz, reference frequency, SMT siblings.
+fn cpu_table(p: &Platform, s: &mut String) {
     let cpus = Table::new(" ")
         .left(4)
         .left(13)
@@ -39,7 +63,7 @@ pub fn render(p: &Platform) -> String {
         .then("  ")
         .left(0);
     cpus.line(
-        &mut s,
+        s,
         &["cpu", "domain", "capacity", "dmips", "freq_ref_khz", "smt"],
     );
     for c in &p.cpus {
@@ -56,82 +80,88 @@ pub fn render(p: &Platform) -> String {
                 cpu_list(&c.smt_siblings)
             },
         ];
-        cpus.line(&mut s, &cells);
+        cpus.line(s, &cells);
     }
-    for d in &p.domains {
-        let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "domain {} (cpus {}, capacity {}, dynamic-power-coefficient {}, transition latency {} ns)",
-            d.name,
-            cpu_list(&d.cpus),
-            d.capacity,
-            opt(d.dynamic_power_coefficient),
-            opt(d.transition_latency_ns)
-        );
-        match &d.em {
-            Some(em) => {
-                let _ = writeln!(
-                    s,
-                    "  energy model: {} states, skip inefficiencies {}",
-                    em.table.len(),
-                    if em.flags & EM_PERF_DOMAIN_SKIP_INEFFICIENCIES != 0 {
-                        "yes"
-                    } else {
-                        "no"
-                    }
-                );
-            }
-            None => {
-                let _ = writeln!(s, "  energy model: none");
-            }
+}
+
+/// A frequency domain: its parameters, its OPPs with the EM table, its idle states.
+fn domain_section(p: &Platform, d: &FreqDomain, s: &mut String) {
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "domain {} (cpus {}, capacity {}, dynamic-power-coefficient {}, transition latency {} ns)",
+        d.name,
+        cpu_list(&d.cpus),
+        d.capacity,
+        opt(d.dynamic_power_coefficient),
+        opt(d.transition_latency_ns)
+    );
+    match &d.em {
+        Some(em) => {
+            let _ = writeln!(
+                s,
+                "  energy model: {} states, skip inefficiencies {}",
+                em.table.len(),
+                if em.flags & EM_PERF_DOMAIN_SKIP_INEFFICIENCIES != 0 {
+                    "yes"
+                } else {
+                    "no"
+                }
+            );
         }
-        let opps = Table::new("  ")
-            .then("  ")
-            .right(3)
-            .right(9)
-            .right(8)
-            .right(9)
-            .right(11)
-            .right(6)
-            .left(0);
-        opps.line(
-            &mut s,
-            &["#", "khz", "uv", "power_uw", "performance", "cost", "flags"],
-        );
-        for (i, o) in d.opps.iter().enumerate() {
-            let ps = d.em.as_ref().and_then(|em| em.table.get(i));
-            let flag = match ps {
-                Some(ps) if ps.flags & EM_PERF_STATE_INEFFICIENT != 0 => "inefficient",
-                Some(_) => "-",
-                None => "",
-            };
-            let cells = [
-                i.to_string(),
-                o.khz.to_string(),
-                opt(o.uv),
-                opt(o.power_uw),
-                opt(ps.map(|p| p.performance)),
-                opt(ps.map(|p| p.cost)),
-                flag.to_string(),
-            ];
-            opps.line(&mut s, &cells);
+        None => {
+            let _ = writeln!(s, "  energy model: none");
         }
-        let names: Vec<&str> = d
-            .idle_states
-            .iter()
-            .filter_map(|&i| p.idle_states.get(i).map(|s| s.name.as_str()))
-            .collect();
-        let _ = writeln!(
-            s,
-            "  idle states: {}",
-            if names.is_empty() {
-                "-".to_string()
-            } else {
-                names.join(", ")
-            }
-        );
     }
+    let opps = Table::new("  ")
+        .then("  ")
+        .right(3)
+        .right(9)
+        .right(8)
+        .right(9)
+        .right(11)
+        .right(6)
+        .left(0);
+    opps.line(
+        s,
+        &["#", "khz", "uv", "power_uw", "performance", "cost", "flags"],
+    );
+    for (i, o) in d.opps.iter().enumerate() {
+        let ps = d.em.as_ref().and_then(|em| em.table.get(i));
+        let flag = match ps {
+            Some(ps) if ps.flags & EM_PERF_STATE_INEFFICIENT != 0 => "inefficient",
+            Some(_) => "-",
+            None => "",
+        };
+        let cells = [
+            i.to_string(),
+            o.khz.to_string(),
+            opt(o.uv),
+            opt(o.power_uw),
+            opt(ps.map(|p| p.performance)),
+            opt(ps.map(|p| p.cost)),
+            flag.to_string(),
+        ];
+        opps.line(s, &cells);
+    }
+    let names: Vec<&str> = d
+        .idle_states
+        .iter()
+        .filter_map(|&i| p.idle_states.get(i).map(|s| s.name.as_str()))
+        .collect();
+    let _ = writeln!(
+        s,
+        "  idle states: {}",
+        if names.is_empty() {
+            "-".to_string()
+        } else {
+            names.join(", ")
+        }
+    );
+}
+
+/// The platform's idle states.
+fn idle_state_table(p: &Platform, s: &mut String) {
     let _ = writeln!(s);
     let states = Table::new("  ")
         .left(17)
@@ -142,7 +172,7 @@ pub fn render(p: &Platform) -> String {
         .right(8)
         .left(0);
     states.line(
-        &mut s,
+        s,
         &[
             "idle state",
             "exit_latency_us",
@@ -161,21 +191,6 @@ pub fn render(p: &Platform) -> String {
             opt(st.power_uw),
             st.flags.to_string(),
         ];
-        states.line(&mut s, &cells);
+        states.line(s, &cells);
     }
-    if !p.sources.is_empty() {
-        let _ = writeln!(s);
-        let _ = writeln!(s, "sources:");
-        for src in &p.sources {
-            let _ = writeln!(s, "  {src}");
-        }
-    }
-    if !p.estimated.is_empty() {
-        let _ = writeln!(s);
-        let _ = writeln!(s, "estimated (not published data):");
-        for e in &p.estimated {
-            let _ = writeln!(s, "  {e}");
-        }
-    }
-    s
 }

@@ -533,113 +533,126 @@ impl Workload {
                 ));
             }
         }
-        let mut wakers: BTreeSet<&str> = BTreeSet::new();
-        let mut barriers: BTreeMap<&str, (usize, Loc, String)> = BTreeMap::new();
-        let mut timers: BTreeMap<String, (TimerMode, Loc)> = BTreeMap::new();
-        let mut waits: Vec<(&str, Loc, String)> = Vec::new();
+        let mut usage = Usage::default();
         for t in &self.tasks {
-            let mut locks: BTreeMap<&str, (Loc, String)> = BTreeMap::new();
-            let mut unlocks: BTreeMap<&str, (Loc, String)> = BTreeMap::new();
-            let mut wait_mutexes: Vec<(&str, Loc, String)> = Vec::new();
-            let mut task_barriers: BTreeSet<&str> = BTreeSet::new();
-            for p in &t.phases {
-                for e in &p.events {
-                    let path = event_path(t, p, e);
-                    match &e.event {
-                        Event::Lock { mutex } => {
-                            locks.entry(mutex).or_insert((e.at, path));
-                        }
-                        Event::Unlock { mutex } => {
-                            unlocks.entry(mutex).or_insert((e.at, path));
-                        }
-                        Event::Wait { cond, mutex } => {
-                            wait_mutexes.push((mutex, e.at, path.clone()));
-                            waits.push((cond, e.at, path));
-                        }
-                        Event::Sync { cond, mutex } => {
-                            // rt-app's sync waits with the mutex the task holds.
-                            wakers.insert(cond);
-                            wait_mutexes.push((mutex, e.at, path.clone()));
-                            waits.push((cond, e.at, path));
-                        }
-                        Event::Signal { cond } | Event::Broadcast { cond } => {
-                            wakers.insert(cond);
-                        }
-                        Event::Barrier { name } => {
-                            let b = barriers.entry(name).or_insert((0, e.at, path));
-                            if task_barriers.insert(name) {
-                                b.0 += t.instances.len();
-                            }
-                        }
-                        Event::Timer {
-                            name,
-                            per_thread,
-                            mode,
-                            ..
-                        } => {
-                            let key = if *per_thread {
-                                format!("{}\0{name}", t.name)
-                            } else {
-                                name.clone()
-                            };
-                            let (first, first_at) = *timers.entry(key).or_insert((*mode, e.at));
-                            if first != *mode {
-                                return Err(self.invalid(
-                                    e.at,
-                                    path,
-                                    format!(
-                                        "timer \"{name}\" is {} here but {} at line {} (rt-app keeps one mode per timer)",
-                                        mode_name(*mode),
-                                        mode_name(first),
-                                        first_at.line
-                                    ),
-                                ));
-                            }
-                        }
-                        _ => {}
+            self.check_task(t, &mut usage)?;
+        }
+        self.check_usage(&usage)
+    }
+
+    /// One task's events: records what other tasks must match in `usage`, refuses a timer
+    /// used in two modes, then checks the task's own mutex pairing.
+    fn check_task<'a>(&self, t: &'a TaskSpec, usage: &mut Usage<'a>) -> Result<(), WorkloadError> {
+        let mut mutexes = TaskMutexes::default();
+        let mut task_barriers: BTreeSet<&str> = BTreeSet::new();
+        for p in &t.phases {
+            for e in &p.events {
+                let path = event_path(t, p, e);
+                match &e.event {
+                    Event::Lock { mutex } => {
+                        mutexes.locks.entry(mutex).or_insert((e.at, path));
                     }
-                }
-            }
-            for (mutex, (at, path)) in &unlocks {
-                if !locks.contains_key(mutex) {
-                    return Err(self.invalid(
-                        *at,
-                        path.clone(),
-                        format!("unlock of mutex \"{mutex}\" that this task never locks"),
-                    ));
-                }
-            }
-            for (mutex, (at, path)) in &locks {
-                if !unlocks.contains_key(mutex) {
-                    return Err(self.invalid(
-                        *at,
-                        path.clone(),
-                        format!("mutex \"{mutex}\" is locked but never unlocked by this task"),
-                    ));
-                }
-            }
-            for (mutex, at, path) in wait_mutexes {
-                if !locks.contains_key(mutex) {
-                    return Err(self.invalid(
-                        at,
-                        path,
-                        format!(
-                            "wait with mutex \"{mutex}\" that this task never locks (pthread_cond_wait needs it held)"
-                        ),
-                    ));
+                    Event::Unlock { mutex } => {
+                        mutexes.unlocks.entry(mutex).or_insert((e.at, path));
+                    }
+                    Event::Wait { cond, mutex } => {
+                        mutexes.waits.push((mutex, e.at, path.clone()));
+                        usage.waits.push((cond, e.at, path));
+                    }
+                    Event::Sync { cond, mutex } => {
+                        // rt-app's sync waits with the mutex the task holds.
+                        usage.wakers.insert(cond);
+                        mutexes.waits.push((mutex, e.at, path.clone()));
+                        usage.waits.push((cond, e.at, path));
+                    }
+                    Event::Signal { cond } | Event::Broadcast { cond } => {
+                        usage.wakers.insert(cond);
+                    }
+                    Event::Barrier { name } => {
+                        let b = usage.barriers.entry(name).or_insert((0, e.at, path));
+                        if task_barriers.insert(name) {
+                            b.0 += t.instances.len();
+                        }
+                    }
+                    Event::Timer {
+                        name,
+                        per_thread,
+                        mode,
+                        ..
+                    } => {
+                        let key = if *per_thread {
+                            format!("{}\0{name}", t.name)
+                        } else {
+                            name.clone()
+                        };
+                        let (first, first_at) = *usage.timers.entry(key).or_insert((*mode, e.at));
+                        if first != *mode {
+                            return Err(self.invalid(
+                                e.at,
+                                path,
+                                format!(
+                                    "timer \"{name}\" is {} here but {} at line {} (rt-app keeps one mode per timer)",
+                                    mode_name(*mode),
+                                    mode_name(first),
+                                    first_at.line
+                                ),
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
-        for (cond, at, path) in waits {
-            if !wakers.contains(cond) {
+        self.check_mutexes(&mutexes)
+    }
+
+    /// Within one task: every unlock has a lock, every lock an unlock, every wait's mutex
+    /// is locked.
+    fn check_mutexes(&self, m: &TaskMutexes<'_>) -> Result<(), WorkloadError> {
+        for (mutex, (at, path)) in &m.unlocks {
+            if !m.locks.contains_key(mutex) {
                 return Err(self.invalid(
-                    at,
-                    path,
+                    *at,
+                    path.clone(),
+                    format!("unlock of mutex \"{mutex}\" that this task never locks"),
+                ));
+            }
+        }
+        for (mutex, (at, path)) in &m.locks {
+            if !m.unlocks.contains_key(mutex) {
+                return Err(self.invalid(
+                    *at,
+                    path.clone(),
+                    format!("mutex \"{mutex}\" is locked but never unlocked by this task"),
+                ));
+            }
+        }
+        for (mutex, at, path) in &m.waits {
+            if !m.locks.contains_key(mutex) {
+                return Err(self.invalid(
+                    *at,
+                    path.clone(),
+                    format!(
+                        "wait with mutex \"{mutex}\" that this task never locks (pthread_cond_wait needs it held)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Across tasks: waits are woken, barriers shared.
+    fn check_usage(&self, u: &Usage<'_>) -> Result<(), WorkloadError> {
+        for (cond, at, path) in &u.waits {
+            if !u.wakers.contains(cond) {
+                return Err(self.invalid(
+                    *at,
+                    path.clone(),
                     format!("waits on \"{cond}\" but no task signals, broadcasts or syncs it"),
                 ));
             }
         }
-        for (name, (users, at, path)) in &barriers {
+        for (name, (users, at, path)) in &u.barriers {
             if *users < 2 {
                 return Err(self.invalid(
                     *at,
@@ -652,6 +665,25 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// What [`Workload::check`] collects across tasks (name → first place used).
+#[derive(Default)]
+struct Usage<'a> {
+    wakers: BTreeSet<&'a str>,
+    /// Threads per barrier.
+    barriers: BTreeMap<&'a str, (usize, Loc, String)>,
+    timers: BTreeMap<String, (TimerMode, Loc)>,
+    waits: Vec<(&'a str, Loc, String)>,
+}
+
+/// One task's mutex use (mutex → first place).
+#[derive(Default)]
+struct TaskMutexes<'a> {
+    locks: BTreeMap<&'a str, (Loc, String)>,
+    unlocks: BTreeMap<&'a str, (Loc, String)>,
+    /// The mutex of each wait / sync.
+    waits: Vec<(&'a str, Loc, String)>,
 }
 
 /// `relative` / `absolute`.

@@ -64,6 +64,32 @@ struct TaskSpecToml {
     delay_us: Option<u32>,
 }
 
+/// Where a value came from, for errors: the text (for line numbers) and the file name.
+struct Cx<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Cx<'_> {
+    fn at(&self, s: std::ops::Range<usize>) -> Loc {
+        loc_of_offset(self.text, s.start)
+    }
+
+    fn invalid(&self, at: Loc, path: String, msg: String) -> WorkloadError {
+        WorkloadError::Invalid {
+            origin: self.origin.to_string(),
+            at,
+            path,
+            msg,
+        }
+    }
+
+    /// An error at the value `v` of key `path`.
+    fn bad<T>(&self, v: &Sp<T>, path: String, msg: String) -> WorkloadError {
+        self.invalid(self.at(v.span()), path, msg)
+    }
+}
+
 /// Parses the periodic TOML form; `origin` names the file in errors.
 pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     let file: FileSpec = toml::from_str(text).map_err(|e| WorkloadError::Syntax {
@@ -73,23 +99,17 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             .map_or(Loc::default(), |s| loc_of_offset(text, s.start)),
         msg: e.message().to_string(),
     })?;
-    let at = |s: std::ops::Range<usize>| loc_of_offset(text, s.start);
-    let invalid = |at: Loc, path: String, msg: String| WorkloadError::Invalid {
-        origin: origin.to_string(),
-        at,
-        path,
-        msg,
-    };
+    let cx = Cx { text, origin };
     if file.task.is_empty() {
-        return Err(invalid(
+        return Err(cx.invalid(
             Loc { line: 1, column: 1 },
             "task".into(),
             "no [[task]]: a workload needs at least one".into(),
         ));
     }
     if let Some(d) = file.duration_s.as_ref().filter(|d| *d.get_ref() == 0) {
-        return Err(invalid(
-            at(d.span()),
+        return Err(cx.bad(
+            d,
             "duration_s".into(),
             "0 s: leave it out to run until every task ends".into(),
         ));
@@ -97,168 +117,16 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     let mut names = BTreeSet::new();
     let mut tasks = Vec::with_capacity(file.task.len());
     for (i, spanned) in file.task.iter().enumerate() {
-        let task_at = at(spanned.span());
         let t = spanned.get_ref();
-        let path = |key: &str| format!("task[{i}].{key}");
         let name = t.name.get_ref();
         if !names.insert(name.as_str()) {
-            return Err(invalid(
-                at(t.name.span()),
-                path("name"),
+            return Err(cx.bad(
+                &t.name,
+                format!("task[{i}].name"),
                 format!("duplicate task name \"{name}\""),
             ));
         }
-        let pct = *t.duty_cycle_pct.get_ref();
-        if pct > 100 {
-            return Err(invalid(
-                at(t.duty_cycle_pct.span()),
-                path("duty_cycle_pct"),
-                format!("{pct} % is above 100 %"),
-            ));
-        }
-        let period_us = u64::from(*t.period_us.get_ref());
-        if period_us == 0 {
-            return Err(invalid(
-                at(t.period_us.span()),
-                path("period_us"),
-                "the period is 0".into(),
-            ));
-        }
-        let duration_us = *t.duration_us.get_ref();
-        if duration_us == 0 || !duration_us.is_multiple_of(period_us) {
-            return Err(invalid(
-                at(t.duration_us.span()),
-                path("duration_us"),
-                format!(
-                    "{duration_us} µs is not a whole, non-zero number of periods ({period_us} µs)"
-                ),
-            ));
-        }
-        let loops = u32::try_from(duration_us / period_us).map_err(|_| {
-            invalid(
-                at(t.duration_us.span()),
-                path("duration_us"),
-                "more than 2^32 - 1 periods".into(),
-            )
-        })?;
-        let policy = match &t.policy {
-            None => Policy::Other,
-            Some(p) => match p.get_ref().as_str() {
-                "SCHED_OTHER" => Policy::Other,
-                "SCHED_IDLE" => Policy::Idle,
-                other => {
-                    return Err(invalid(
-                        at(p.span()),
-                        path("policy"),
-                        format!("unknown policy \"{other}\" (the periodic form has SCHED_OTHER, SCHED_IDLE)"),
-                    ))
-                }
-            },
-        };
-        let nice = match &t.nice {
-            None => 0,
-            Some(n) if (-20..=19).contains(n.get_ref()) => *n.get_ref(),
-            Some(n) => {
-                return Err(invalid(
-                    at(n.span()),
-                    path("nice"),
-                    format!("nice {} out of -20..=19", n.get_ref()),
-                ))
-            }
-        };
-        for (key, v) in [("util_min", &t.util_min), ("util_max", &t.util_max)] {
-            if let Some(v) = v.as_ref().filter(|v| *v.get_ref() > 1024) {
-                return Err(invalid(
-                    at(v.span()),
-                    path(key),
-                    format!("{key} {} out of 0..=1024", v.get_ref()),
-                ));
-            }
-        }
-        let uclamp = Uclamp {
-            min: t.util_min.as_ref().map(|v| *v.get_ref()),
-            max: t.util_max.as_ref().map(|v| *v.get_ref()),
-        };
-        if let (Some(min), Some(max), Some(m)) = (uclamp.min, uclamp.max, &t.util_min) {
-            if min > max {
-                return Err(invalid(
-                    at(m.span()),
-                    path("util_min"),
-                    format!("util_min {min} above util_max {max} (the kernel rejects it)"),
-                ));
-            }
-        }
-        let count = match &t.count {
-            None => 1,
-            Some(c) if *c.get_ref() <= MAX_INSTANCES => *c.get_ref(),
-            Some(c) => {
-                return Err(invalid(
-                    at(c.span()),
-                    path("count"),
-                    format!("count {}: 0..={MAX_INSTANCES}", c.get_ref()),
-                ))
-            }
-        };
-        let cpus = match &t.cpus {
-            None => None,
-            Some(c) if c.get_ref().is_empty() => {
-                return Err(invalid(at(c.span()), path("cpus"), "empty CPU list".into()));
-            }
-            Some(c) => {
-                let mut cpus = c.get_ref().clone();
-                cpus.sort_unstable();
-                cpus.dedup();
-                Some(Affinity {
-                    cpus,
-                    at: at(c.span()),
-                })
-            }
-        };
-        // period_us < 2^32 and pct <= 100: the products fit u64 exactly.
-        let period_ns = period_us * 1000;
-        let run_ns = period_us * 10 * u64::from(pct);
-        let mut events = Vec::with_capacity(2);
-        if run_ns > 0 {
-            events.push(EventSpec {
-                key: "run".into(),
-                at: at(t.duty_cycle_pct.span()),
-                event: Event::Run { work_ns: run_ns },
-            });
-        }
-        events.push(EventSpec {
-            key: "timer".into(),
-            at: at(t.period_us.span()),
-            event: Event::Timer {
-                name: "unique".into(),
-                per_thread: true,
-                period_ns,
-                mode: TimerMode::Relative,
-            },
-        });
-        tasks.push(TaskSpec {
-            name: name.clone(),
-            at: task_at,
-            instances: instance_names(name, count as usize),
-            sched: Sched {
-                policy,
-                priority: nice,
-            },
-            cpus,
-            uclamp,
-            group: "/".into(),
-            delay_ns: u64::from(t.delay_us.unwrap_or(0)) * 1000,
-            loops: Loops::Count(1),
-            phases: vec![Phase {
-                name: None,
-                at: task_at,
-                loops: Loops::Count(loops),
-                sched: None,
-                cpus: None,
-                uclamp: Uclamp::default(),
-                group: None,
-                events,
-            }],
-        });
+        tasks.push(task(&cx, i, spanned)?);
     }
     let w = Workload {
         origin: origin.to_string(),
@@ -275,4 +143,191 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
     };
     w.check()?;
     Ok(w)
+}
+
+/// One `[[task]]`: a task with one phase of `run` + `timer`, repeated for its duration.
+fn task(cx: &Cx, i: usize, spanned: &Sp<TaskSpecToml>) -> Result<TaskSpec, WorkloadError> {
+    let task_at = cx.at(spanned.span());
+    let t = spanned.get_ref();
+    let path = |key: &str| format!("task[{i}].{key}");
+    // Checked in the order of the keys' documentation: timing, scheduling, clamps, count,
+    // CPUs (the first error wins).
+    let (pct, period_us, loops) = timing(cx, t, &path)?;
+    let sched = sched(cx, t, &path)?;
+    let uclamp = uclamp(cx, t, &path)?;
+    let count = match &t.count {
+        None => 1,
+        Some(c) if *c.get_ref() <= MAX_INSTANCES => *c.get_ref(),
+        Some(c) => {
+            return Err(cx.bad(
+                c,
+                path("count"),
+                format!("count {}: 0..={MAX_INSTANCES}", c.get_ref()),
+            ))
+        }
+    };
+    let cpus = match &t.cpus {
+        None => None,
+        Some(c) if c.get_ref().is_empty() => {
+            return Err(cx.bad(c, path("cpus"), "empty CPU list".into()));
+        }
+        Some(c) => {
+            let mut cpus = c.get_ref().clone();
+            cpus.sort_unstable();
+            cpus.dedup();
+            Some(Affinity {
+                cpus,
+                at: cx.at(c.span()),
+            })
+        }
+    };
+    Ok(TaskSpec {
+        name: t.name.get_ref().clone(),
+        at: task_at,
+        instances: instance_names(t.name.get_ref(), count as usize),
+        sched,
+        cpus,
+        uclamp,
+        group: "/".into(),
+        delay_ns: u64::from(t.delay_us.unwrap_or(0)) * 1000,
+        loops: Loops::Count(1),
+        phases: vec![Phase {
+            name: None,
+            at: task_at,
+            loops: Loops::Count(loops),
+            sched: None,
+            cpus: None,
+            uclamp: Uclamp::default(),
+            group: None,
+            events: events(cx, t, pct, period_us),
+        }],
+    })
+}
+
+/// Duty cycle (%), period (µs) and the number of periods in the duration.
+fn timing(
+    cx: &Cx,
+    t: &TaskSpecToml,
+    path: &dyn Fn(&str) -> String,
+) -> Result<(u32, u64, u32), WorkloadError> {
+    let pct = *t.duty_cycle_pct.get_ref();
+    if pct > 100 {
+        return Err(cx.bad(
+            &t.duty_cycle_pct,
+            path("duty_cycle_pct"),
+            format!("{pct} % is above 100 %"),
+        ));
+    }
+    let period_us = u64::from(*t.period_us.get_ref());
+    if period_us == 0 {
+        return Err(cx.bad(&t.period_us, path("period_us"), "the period is 0".into()));
+    }
+    let duration_us = *t.duration_us.get_ref();
+    if duration_us == 0 || !duration_us.is_multiple_of(period_us) {
+        return Err(cx.bad(
+            &t.duration_us,
+            path("duration_us"),
+            format!("{duration_us} µs is not a whole, non-zero number of periods ({period_us} µs)"),
+        ));
+    }
+    let loops = u32::try_from(duration_us / period_us).map_err(|_| {
+        cx.bad(
+            &t.duration_us,
+            path("duration_us"),
+            "more than 2^32 - 1 periods".into(),
+        )
+    })?;
+    Ok((pct, period_us, loops))
+}
+
+/// Policy and nice.
+fn sched(cx: &Cx, t: &TaskSpecToml, path: &dyn Fn(&str) -> String) -> Result<Sched, WorkloadError> {
+    let policy = match &t.policy {
+        None => Policy::Other,
+        Some(p) => match p.get_ref().as_str() {
+            "SCHED_OTHER" => Policy::Other,
+            "SCHED_IDLE" => Policy::Idle,
+            other => {
+                return Err(cx.bad(
+                    p,
+                    path("policy"),
+                    format!(
+                    "unknown policy \"{other}\" (the periodic form has SCHED_OTHER, SCHED_IDLE)"
+                ),
+                ))
+            }
+        },
+    };
+    let nice = match &t.nice {
+        None => 0,
+        Some(n) if (-20..=19).contains(n.get_ref()) => *n.get_ref(),
+        Some(n) => {
+            return Err(cx.bad(
+                n,
+                path("nice"),
+                format!("nice {} out of -20..=19", n.get_ref()),
+            ))
+        }
+    };
+    Ok(Sched {
+        policy,
+        priority: nice,
+    })
+}
+
+/// util_min / util_max, each in 0..=1024 and min ≤ max.
+fn uclamp(
+    cx: &Cx,
+    t: &TaskSpecToml,
+    path: &dyn Fn(&str) -> String,
+) -> Result<Uclamp, WorkloadError> {
+    for (key, v) in [("util_min", &t.util_min), ("util_max", &t.util_max)] {
+        if let Some(v) = v.as_ref().filter(|v| *v.get_ref() > 1024) {
+            return Err(cx.bad(
+                v,
+                path(key),
+                format!("{key} {} out of 0..=1024", v.get_ref()),
+            ));
+        }
+    }
+    let uclamp = Uclamp {
+        min: t.util_min.as_ref().map(|v| *v.get_ref()),
+        max: t.util_max.as_ref().map(|v| *v.get_ref()),
+    };
+    if let (Some(min), Some(max), Some(m)) = (uclamp.min, uclamp.max, &t.util_min) {
+        if min > max {
+            return Err(cx.bad(
+                m,
+                path("util_min"),
+                format!("util_min {min} above util_max {max} (the kernel rejects it)"),
+            ));
+        }
+    }
+    Ok(uclamp)
+}
+
+/// The phase's events: `run` for the duty cycle (none at 0 %), then the period `timer`.
+fn events(cx: &Cx, t: &TaskSpecToml, pct: u32, period_us: u64) -> Vec<EventSpec> {
+    // period_us < 2^32 and pct <= 100: the products fit u64 exactly.
+    let period_ns = period_us * 1000;
+    let run_ns = period_us * 10 * u64::from(pct);
+    let mut events = Vec::with_capacity(2);
+    if run_ns > 0 {
+        events.push(EventSpec {
+            key: "run".into(),
+            at: cx.at(t.duty_cycle_pct.span()),
+            event: Event::Run { work_ns: run_ns },
+        });
+    }
+    events.push(EventSpec {
+        key: "timer".into(),
+        at: cx.at(t.period_us.span()),
+        event: Event::Timer {
+            name: "unique".into(),
+            per_thread: true,
+            period_ns,
+            mode: TimerMode::Relative,
+        },
+    });
+    events
 }

@@ -225,6 +225,83 @@ pub fn simulate_with_progress(
     Ok(e.finish())
 }
 
+/// `sched_uclamp_used` is switched on by the first clamp request, so a clamp first set by
+/// a later phase counts too (before it every clamp is the default).
+fn uclamp_used(specs: &[SimTask]) -> bool {
+    specs.iter().any(|t| {
+        t.uclamp_min.is_some()
+            || t.uclamp_max.is_some()
+            || t.phases
+                .iter()
+                .any(|p| p.attrs.uclamp_min.is_some() || p.attrs.uclamp_max.is_some())
+    })
+}
+
+/// One runqueue per CPU at its domain's starting frequency, with its share of irq time.
+fn runqueues(
+    platform: &Platform,
+    doms: &[FreqDomainState],
+    irq: &[IrqShare],
+    profile: &Profile,
+) -> Result<Vec<Rq>, SimError> {
+    let mut rqs: Vec<Rq> = platform
+        .cpus
+        .iter()
+        .map(|c| Rq::new(c.id, c.capacity_orig, c.domain, profile))
+        .collect();
+    for r in &mut rqs {
+        let d = &doms[r.domain];
+        r.freq_scale = topology_set_freq_scale(1024, u64::from(d.cur()), d.fref_khz, false);
+    }
+    for s in irq {
+        let r = rqs
+            .get_mut(s.cpu)
+            .ok_or_else(|| SimError::Config(format!("irq time on CPU {}: no such CPU", s.cpu)))?;
+        if s.pct >= 100 {
+            return Err(SimError::Config(format!(
+                "irq time on CPU {}: {} % leaves no time to run tasks",
+                s.cpu, s.pct
+            )));
+        }
+        r.irq_pct = u64::from(s.pct);
+    }
+    Ok(rqs)
+}
+
+/// Task number `i` of `n`-CPU run: its affinity and groups checked (every phase's), its
+/// random stream seeded, its first phase applied.
+fn new_task(
+    s: &SimTask,
+    i: usize,
+    n: usize,
+    profile: &Profile,
+    cfg: &SimConfig,
+    groups: &mut TaskGroups,
+) -> Result<Task, SimError> {
+    let bad = |m: String| SimError::Config(format!("task `{}`: {m}", s.name));
+    if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
+        return Err(bad("a phase without steps or loops".into()));
+    }
+    let allowed = allowed_cpus(s.cpus.as_deref(), n).map_err(bad)?;
+    for ph in &s.phases {
+        if let Some(c) = &ph.attrs.cpus {
+            allowed_cpus(Some(c), n).map_err(bad)?;
+        }
+    }
+    for ph in &s.phases {
+        if let Some(chain) = &ph.attrs.group {
+            groups.insert_chain(chain).map_err(bad)?;
+        }
+    }
+    let mut task = Task::new(s.clone(), profile.util_est, allowed);
+    task.rng = SplitMix64::stream(cfg.seed, i as u64);
+    let first = s.phases[0].attrs.clone();
+    task.apply(&first, n);
+    let chain = first.group.as_ref().unwrap_or(&s.group);
+    task.group = groups.insert_chain(chain).map_err(bad)?;
+    Ok(task)
+}
+
 impl<'p> Engine<'p> {
     fn new(
         platform: &'p Platform,
@@ -237,15 +314,7 @@ impl<'p> Engine<'p> {
             .filter(|&t| t > 0)
             .ok_or(SimError::Config(format!("HZ {} must be > 0", cfg.hz)))?;
         let n = platform.nr_cpus();
-        // `sched_uclamp_used` is switched on by the first clamp request, so a clamp first
-        // set by a later phase counts too (before it every clamp is the default).
-        let uclamp_used = specs.iter().any(|t| {
-            t.uclamp_min.is_some()
-                || t.uclamp_max.is_some()
-                || t.phases
-                    .iter()
-                    .any(|p| p.attrs.uclamp_min.is_some() || p.attrs.uclamp_max.is_some())
-        });
+        let uclamp_used = uclamp_used(specs);
         let caps: Vec<u64> = platform.cpus.iter().map(|c| c.capacity_orig).collect();
         let asym = caps.iter().any(|&c| c != caps[0]);
         let keys = EasKeys {
@@ -265,63 +334,18 @@ impl<'p> Engine<'p> {
         let doms = (0..platform.domains.len())
             .map(|d| FreqDomainState::new(platform, d, tick, uclamp_used))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut rqs: Vec<Rq> = platform
-            .cpus
-            .iter()
-            .map(|c| Rq::new(c.id, c.capacity_orig, c.domain, profile))
-            .collect();
-        for r in &mut rqs {
-            let d = &doms[r.domain];
-            r.freq_scale = topology_set_freq_scale(1024, u64::from(d.cur()), d.fref_khz, false);
-        }
-        for s in irq {
-            let r = rqs.get_mut(s.cpu).ok_or_else(|| {
-                SimError::Config(format!("irq time on CPU {}: no such CPU", s.cpu))
-            })?;
-            if s.pct >= 100 {
-                return Err(SimError::Config(format!(
-                    "irq time on CPU {}: {} % leaves no time to run tasks",
-                    s.cpu, s.pct
-                )));
-            }
-            r.irq_pct = u64::from(s.pct);
-        }
+        let mut rqs = runqueues(platform, &doms, irq, profile)?;
         let idle = platform
             .cpus
             .iter()
             .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
             .collect();
         let mut groups = TaskGroups::new();
-        let mut tasks = Vec::with_capacity(specs.len());
-        for s in specs {
-            if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
-                return Err(SimError::Config(format!(
-                    "task `{}`: a phase without steps or loops",
-                    s.name
-                )));
-            }
-            let allowed = allowed_cpus(s.cpus.as_deref(), n)
-                .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
-            for ph in &s.phases {
-                if let Some(c) = &ph.attrs.cpus {
-                    allowed_cpus(Some(c), n)
-                        .map_err(|m| SimError::Config(format!("task `{}`: {m}", s.name)))?;
-                }
-            }
-            let group_err = |m: String| SimError::Config(format!("task `{}`: {m}", s.name));
-            for ph in &s.phases {
-                if let Some(chain) = &ph.attrs.group {
-                    groups.insert_chain(chain).map_err(group_err)?;
-                }
-            }
-            let mut task = Task::new(s.clone(), profile.util_est, allowed);
-            task.rng = SplitMix64::stream(cfg.seed, tasks.len() as u64);
-            let first = s.phases[0].attrs.clone();
-            task.apply(&first, n);
-            let chain = first.group.as_ref().unwrap_or(&s.group);
-            task.group = groups.insert_chain(chain).map_err(group_err)?;
-            tasks.push(task);
-        }
+        let tasks = specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| new_task(s, i, n, profile, cfg, &mut groups))
+            .collect::<Result<Vec<_>, _>>()?;
         for r in &mut rqs {
             r.grq = vec![GroupRq::default(); groups.len()];
         }
