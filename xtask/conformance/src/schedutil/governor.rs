@@ -28,12 +28,17 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::{TableIn, TableList};
 use crate::{CaseError, Sequence};
 
-/// Most CPUs of one shared policy the driver holds: 8, an ARM cluster (the fixtures have
-/// at most 4). A longer `cpus` list, or a map over more CPUs, is refused when read.
+/// Most CPUs of one shared policy the driver holds (the fixtures have at most 4). A longer
+/// `cpus` list, or a map over more CPUs, is refused when read, naming this limit.
 ///
-/// It sizes the largest sequence state, which every sequence's start pays for on the
-/// target's stack: with 8 the shared suite measures 15.1 KB below the runner loop on
-/// thumbv7m (25.4 KB with 16), under the PELT generator's 24.9 KB.
+/// Host (feature `json`): 64, as many as a topology holds (`NR_CPUS`; a shared policy can
+/// span a whole cluster or package). Target: 8, an ARM cluster: it sizes the largest
+/// sequence state, which every sequence's start pays for on the target's stack (with 8
+/// the shared suite measures 15.1 KB below the runner loop on thumbv7m, 25.4 KB with 16).
+#[cfg(feature = "json")]
+pub const POLICY_CPUS_MAX: usize = 64;
+/// See the `json` variant of this constant.
+#[cfg(not(feature = "json"))]
 pub const POLICY_CPUS_MAX: usize = 8;
 
 /// The profile a suite header's `variant` names: `mainline`, or
