@@ -21,6 +21,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 pub mod capacity;
 pub mod cpuidle;
+pub mod flat;
 #[cfg(feature = "json")]
 mod json_support;
 pub mod limit;
