@@ -40,9 +40,11 @@ pub fn tick_nsec(hz: u32) -> Option<i64> {
     (NSEC_PER_SEC + hz / 2).checked_div(hz)
 }
 
-/// What the governor reads from one CPU's runqueue and arch hooks at an update.
+/// What the governor reads from one CPU's runqueue and arch hooks at an update (read
+/// with serde, an absent field is 0: a fixture gives only the inputs its function reads).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct SugovRq {
     /// `arch_scale_cpu_capacity(cpu)`.

@@ -22,6 +22,7 @@ use serde::{de::DeserializeOwned, Serialize};
 pub mod capacity;
 pub mod cpuidle;
 pub mod fair;
+pub mod flat;
 #[cfg(feature = "json")]
 mod json_support;
 pub mod limit;

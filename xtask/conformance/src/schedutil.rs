@@ -24,6 +24,7 @@ use schedmath::uclamp::uclamp_rq_is_capped;
 use serde::{Deserialize, Serialize};
 
 use crate::capacity::Ret;
+use crate::flat::Flat;
 use crate::{Case, CaseError};
 
 pub mod governor;
@@ -222,32 +223,17 @@ impl Case for UclampRqIsCapped {
     }
 }
 
-/// `sugov_get_util` {rq inputs, util_cfs_boost, boost} → {util, bw_min}.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SugovGetUtil {
-    /// `arch_scale_cpu_capacity()`.
-    pub capacity: u64,
-    /// `cpu_util_cfs_boost()`.
-    pub util_cfs_boost: u64,
-    /// `cpu_util_rt()`.
-    pub util_rt: u64,
-    /// `cpu_util_dl()`.
-    pub util_dl: u64,
-    /// `cpu_util_irq()`.
-    pub util_irq: u64,
-    /// `cpu_bw_dl()`.
-    pub bw_dl: u64,
-    /// `rt_rq_is_runnable()`.
-    pub rt_runnable: bool,
+/// `sugov_get_util`'s fields beside its rq inputs.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct GetUtilArgs {
     /// `uclamp_is_used()`.
     pub uclamp_used: bool,
-    /// rq uclamp min.
-    pub uclamp_min: u64,
-    /// rq uclamp max.
-    pub uclamp_max: u64,
     /// The iowait boost in capacity units.
     pub boost: u64,
 }
+
+/// `sugov_get_util` {rq inputs ([`SugovRq`], flat), uclamp_used, boost} → {util, bw_min}.
+pub type SugovGetUtil = Flat<SugovRq, GetUtilArgs>;
 
 /// `sg_cpu->util` and `sg_cpu->bw_min`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -262,24 +248,13 @@ pub struct SugovGetUtilOut {
 impl Case for SugovGetUtil {
     type Out = SugovGetUtilOut;
     fn run(&self, _: &str) -> Result<SugovGetUtilOut, CaseError> {
-        let rq = SugovRq {
-            capacity: self.capacity,
-            util_cfs_boost: self.util_cfs_boost,
-            util_rt: self.util_rt,
-            util_dl: self.util_dl,
-            util_irq: self.util_irq,
-            bw_dl: self.bw_dl,
-            rt_runnable: self.rt_runnable,
-            uclamp_min: self.uclamp_min,
-            uclamp_max: self.uclamp_max,
-            ..Default::default()
-        };
+        let Flat(rq, args) = self;
         let env = SugovEnv {
-            uclamp_used: self.uclamp_used,
+            uclamp_used: args.uclamp_used,
             ..Default::default()
         };
         let mut sg_cpu = SugovCpu::default();
-        sugov_get_util(&mut sg_cpu, &rq, &env, self.boost);
+        sugov_get_util(&mut sg_cpu, rq, &env, args.boost);
         Ok(SugovGetUtilOut {
             util: sg_cpu.util,
             bw_min: sg_cpu.bw_min,

@@ -17,6 +17,13 @@ use crate::{Case, CaseError, Sequence};
 
 /// Most tasks a `uclamp_rq_seq` case may declare (the suite uses at most 6); bounds the
 /// runner's state and each `out.after` element.
+///
+/// Host (feature `json`): 512 (a runqueue holds as many tasks as the system runs; the
+/// kernel has no limit). Target: 16, for the Cortex-M3's 64 KiB.
+#[cfg(feature = "json")]
+pub const UCLAMP_SEQ_TASKS: usize = 512;
+/// See the `json` variant of this constant.
+#[cfg(not(feature = "json"))]
 pub const UCLAMP_SEQ_TASKS: usize = 16;
 
 /// A fixture `clamp_id`: 0 = MIN, 1 = MAX.

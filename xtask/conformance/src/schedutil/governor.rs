@@ -26,14 +26,20 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{TableIn, TableList};
+use crate::flat::Flat;
 use crate::{CaseError, Sequence};
 
-/// Most CPUs of one shared policy the driver holds: 8, an ARM cluster (the fixtures have
-/// at most 4). A longer `cpus` list, or a map over more CPUs, is refused when read.
+/// Most CPUs of one shared policy the driver holds (the fixtures have at most 4). A longer
+/// `cpus` list, or a map over more CPUs, is refused when read, naming this limit.
 ///
-/// It sizes the largest sequence state, which every sequence's start pays for on the
-/// target's stack: with 8 the shared suite measures 15.1 KB below the runner loop on
-/// thumbv7m (25.4 KB with 16), under the PELT generator's 24.9 KB.
+/// Host (feature `json`): 64, as many as a topology holds (`NR_CPUS`; a shared policy can
+/// span a whole cluster or package). Target: 8, an ARM cluster: it sizes the largest
+/// sequence state, which every sequence's start pays for on the target's stack (with 8
+/// the shared suite measures 15.1 KB below the runner loop on thumbv7m, 25.4 KB with 16).
+#[cfg(feature = "json")]
+pub const POLICY_CPUS_MAX: usize = 64;
+/// See the `json` variant of this constant.
+#[cfg(not(feature = "json"))]
 pub const POLICY_CPUS_MAX: usize = 8;
 
 /// The profile a suite header's `variant` names: `mainline`, or
@@ -548,54 +554,25 @@ impl Sequence for IowaitSequence {
 // ---------------------------------------------------------------------------------------
 // single_freq.jsonl and shared_freq.jsonl
 
-/// One CPU's runqueue inputs (`capacity` comes from `in.init`). The single-policy suite's
-/// `update` op carries them at its top level, with its `time` and `flags`.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct RqIn {
-    /// Now (ns): the single-policy `update` op only.
+/// The single-policy `update` op's own fields beside its rq inputs.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct UpdateAt {
+    /// Now (ns).
     #[serde(default)]
     pub time: Option<u64>,
-    /// Update flags: the single-policy `update` op only.
+    /// Update flags (the kernel's `unsigned int flags`, narrowed where it is passed).
     #[serde(default)]
-    pub flags: Option<u32>,
-    /// `cpu_util_cfs()`.
-    pub util_cfs: u64,
-    /// `cpu_util_cfs_boost()`.
-    pub util_cfs_boost: u64,
-    /// `cpu_util_rt()`.
-    pub util_rt: u64,
-    /// `cpu_util_dl()`.
-    pub util_dl: u64,
-    /// `cpu_util_irq()`.
-    pub util_irq: u64,
-    /// `cpu_bw_dl()`.
-    pub bw_dl: u64,
-    /// `rt_rq_is_runnable()`.
-    pub rt_runnable: bool,
-    /// rq uclamp min.
-    pub uclamp_min: u64,
-    /// rq uclamp max.
-    pub uclamp_max: u64,
-    /// `tick_nohz_get_idle_calls_cpu()`.
-    pub idle_calls: u64,
+    pub flags: Option<u64>,
 }
 
-impl RqIn {
-    fn rq(&self, capacity: u64) -> SugovRq {
-        SugovRq {
-            capacity,
-            util_cfs: self.util_cfs,
-            util_cfs_boost: self.util_cfs_boost,
-            util_rt: self.util_rt,
-            util_dl: self.util_dl,
-            util_irq: self.util_irq,
-            bw_dl: self.bw_dl,
-            rt_runnable: self.rt_runnable,
-            uclamp_min: self.uclamp_min,
-            uclamp_max: self.uclamp_max,
-            idle_calls: self.idle_calls,
-        }
-    }
+/// One CPU's runqueue inputs: the core's [`SugovRq`] as the fixtures write it (flat;
+/// `capacity` comes from `in.init`), with the single-policy `update` op's `time` and
+/// `flags` beside it.
+pub type RqIn = Flat<SugovRq, UpdateAt>;
+
+/// The rq inputs with the policy's `capacity`.
+fn rq_at(r: &RqIn, capacity: u64) -> SugovRq {
+    SugovRq { capacity, ..r.0 }
 }
 
 /// A `sugov_cpu` of a shared policy in `out.after[i].per_cpu`.
@@ -776,9 +753,9 @@ impl Sequence for SingleFreqSequence {
         let mut trace = None;
         match op {
             SingleOp::Update(rq) => {
-                let time = need(rq.time, "time")?;
-                let flags = need(rq.flags, "flags")?;
-                let rq = rq.rq(g.capacity);
+                let time = need(rq.1.time, "time")?;
+                let flags = need(rq.1.flags, "flags")? as u32; // kernel: unsigned int flags
+                let rq = rq_at(rq, g.capacity);
                 let t = sugov_update_single_freq(
                     &mut g.sg, &mut s.c, &rq, &g.env, &s.profile, time, flags,
                 )
@@ -878,7 +855,7 @@ impl Sequence for SharedFreqSequence {
             // Both fit: `ids` has at most POLICY_CPUS_MAX entries.
             cpus.push(*c)
                 .map_err(|_| CaseError::TooLong(crate::limit::POLICY_CPUS_MAX))?;
-            rqs.push(r.rq(gov.capacity))
+            rqs.push(rq_at(r, gov.capacity))
                 .map_err(|_| CaseError::TooLong(crate::limit::POLICY_CPUS_MAX))?;
         }
         for id in per_cpu.keys() {
@@ -908,7 +885,7 @@ impl Sequence for SharedFreqSequence {
                 for (id, r) in rq_update {
                     let p = position(&s.ids, *id, "rq_update")?;
                     let slot = s.rqs.get_mut(p).ok_or(CaseError::OutOfRange("rq_update"))?;
-                    *slot = r.rq(g.capacity);
+                    *slot = rq_at(r, g.capacity);
                 }
                 let p = position(&s.ids, *cpu, "cpu")?;
                 let t =
