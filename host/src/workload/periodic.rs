@@ -247,6 +247,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             uclamp,
             group: "/".into(),
             delay_ns: u64::from(t.delay_us.unwrap_or(0)) * 1000,
+            custom_slice_ns: None,
             loops: Loops::Count(1),
             phases: vec![Phase {
                 name: None,
@@ -256,6 +257,7 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
                 cpus: None,
                 uclamp: Uclamp::default(),
                 group: None,
+                custom_slice_ns: None,
                 events,
             }],
         });
