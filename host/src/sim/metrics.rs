@@ -179,6 +179,15 @@ impl Recorder {
         }
     }
 
+    /// Accumulators for one more task (a thread forked while the simulation runs), on a
+    /// platform of `nr_cpus` CPUs.
+    pub fn add_task(&mut self, name: &str, nr_cpus: usize) {
+        self.names.push(name.to_string());
+        self.residency.push(vec![0; nr_cpus]);
+        self.work.push(0);
+        self.misses.push(0);
+    }
+
     /// Names the profile in the report.
     pub fn set_profile(&mut self, name: &str) {
         self.profile = name.to_string();

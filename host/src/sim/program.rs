@@ -116,6 +116,9 @@ pub enum Step {
     Suspend(u32),
     /// Wake every task suspended on name n (none: lost, as a condvar broadcast).
     Resume(u32),
+    /// rt-app `fork`: start a new thread from fork template n (the n-th [`SimTask`] with
+    /// [`SimTask::fork_template`] set, in order).
+    Fork(u32),
 }
 
 impl Step {
@@ -173,6 +176,9 @@ pub struct SimPhase {
 pub struct SimTask {
     /// Unique name (reports key on it).
     pub name: String,
+    /// Not started: a template that [`Step::Fork`] copies into a new thread (the task
+    /// object's key as name; each copy is named `name-IND-NNNN` as rt-app names forks).
+    pub fork_template: bool,
     /// Policy.
     pub policy: SchedPolicy,
     /// Nice value -20..=19 (fair tasks).
@@ -199,6 +205,7 @@ impl SimTask {
     pub fn periodic(name: &str, duty_pct: u32, period_ns: u64, loops: Option<u64>) -> Self {
         SimTask {
             name: name.to_string(),
+            fork_template: false,
             policy: SchedPolicy::Normal,
             nice: 0,
             cpus: None,
@@ -265,6 +272,9 @@ fn group_chain(groups: &[TaskGroup], path: &str) -> Vec<SimGroup> {
 /// barrier and suspend names become ids (one numbering per kind, in order of first use).
 pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
     let mut out = Vec::new();
+    // Forked task objects in order of first `fork`: the index of a Step::Fork.
+    let mut forked: Vec<String> = Vec::new();
+    let mut templates: Vec<(String, SimTask)> = Vec::new();
     let mut idx: [BTreeMap<String, u32>; 4] = Default::default();
     for t in &w.tasks {
         let mut phases = Vec::with_capacity(t.phases.len());
@@ -321,6 +331,13 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                     Event::Suspend { name } => Step::Suspend(intern(is, name)),
                     Event::Resume { name } => Step::Resume(intern(is, name)),
                     Event::Sync { .. } => continue, // expanded above
+                    Event::Fork { task } => {
+                        let k = forked.iter().position(|f| f == task).unwrap_or(forked.len());
+                        if k == forked.len() {
+                            forked.push(task.clone());
+                        }
+                        Step::Fork(k as u32) // far fewer task objects than 2^32
+                    }
                 });
             }
             phases.push(SimPhase {
@@ -349,9 +366,11 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
             &w.groups,
             first.and_then(|p| p.group.as_deref()).unwrap_or(&t.group),
         );
-        for name in &t.instances {
-            out.push(SimTask {
-                name: name.clone(),
+        let names = t.instances.iter().map(|n| (n.as_str(), false));
+        for (name, fork_template) in names.chain(std::iter::once((t.name.as_str(), true))) {
+            let task = SimTask {
+                name: name.to_string(),
+                fork_template,
                 policy,
                 nice: if sched.policy.is_fair() {
                     sched.priority
@@ -365,7 +384,19 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                 delay_ns: t.delay_ns,
                 loops: loops(t.loops),
                 phases: phases.clone(),
-            });
+            };
+            if fork_template {
+                templates.push((t.name.clone(), task));
+            } else {
+                out.push(task);
+            }
+        }
+    }
+    for f in &forked {
+        if let Some((_, tpl)) = templates.iter().find(|(n, _)| n == f) {
+            out.push(tpl.clone());
+        } else {
+            return Err(SimError::Config(format!("fork of unknown task object `{f}`")));
         }
     }
     Ok(out)

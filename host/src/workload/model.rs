@@ -392,6 +392,12 @@ pub enum Event {
         /// Barrier name.
         name: String,
     },
+    /// rt-app `fork`: start a new thread of task object `task` (usually declared with
+    /// `instance: 0`) now; the parent goes on at once.
+    Fork {
+        /// The task object's key.
+        task: String,
+    },
 }
 
 impl Loops {

@@ -1508,11 +1508,7 @@ impl Ctx<'_> {
                         format!("fork of \"{target}\": no task object has that name (rt-app exits: \"Can't fork unknown task\")"),
                     ));
                 }
-                return Err(self.err(
-                    m.at,
-                    path,
-                    format!("fork of \"{target}\": checked, but creating threads while the use case runs is not simulated yet"),
-                ));
+                Event::Fork { task: target }
             }
             Kind::MemRun => {
                 return Err(self.err(
@@ -1623,9 +1619,29 @@ impl Ctx<'_> {
         }
     }
 
-    /// Rules between tasks that fork and the task objects they fork (none yet: a fork
-    /// is refused by [`Ctx::event`] until the simulator creates threads).
-    fn check_forks(&self, _tasks: &[TaskSpec]) -> Result<(), WorkloadError> {
+    /// A forked task object may not use a barrier: rt-app counts a barrier's users
+    /// when it parses the file (`instance` of each user), so a forked thread would
+    /// never be counted ("barrier can't be used with fork event", doc/tutorial.txt).
+    fn check_forks(&self, tasks: &[TaskSpec]) -> Result<(), WorkloadError> {
+        let forked: Vec<&str> = tasks
+            .iter()
+            .flat_map(|t| t.phases.iter().flat_map(|p| p.events.iter()))
+            .filter_map(|e| match &e.event {
+                Event::Fork { task } => Some(task.as_str()),
+                _ => None,
+            })
+            .collect();
+        for t in tasks.iter().filter(|t| forked.contains(&t.name.as_str())) {
+            for p in &t.phases {
+                if let Some(e) = p.events.iter().find(|e| matches!(e.event, Event::Barrier { .. })) {
+                    return Err(self.err(
+                        e.at,
+                        &join(&join("tasks", &t.name), &e.key),
+                        format!("\"{}\" is forked and uses a barrier: rt-app counts a barrier's threads at start, so a forked thread is never counted (the tutorial: barrier can't be used with fork)", short(&t.name)),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 }

@@ -178,6 +178,12 @@ pub struct Engine<'p> {
     rd: RootDomain,
     rec: Recorder,
     sync: sync::SyncState,
+    /// Fork templates ([`SimTask::fork_template`]), the index of a [`Step::Fork`].
+    templates: Vec<SimTask>,
+    /// Threads forked from each template so far (rt-app's per-fork counter).
+    nforks: Vec<u32>,
+    /// The run's seed (a forked thread's random stream).
+    seed: u64,
 }
 
 /// Runs `tasks` on `platform` under `profile`.
@@ -293,6 +299,7 @@ impl<'p> Engine<'p> {
             .collect();
         let mut groups = TaskGroups::new();
         let mut tasks = Vec::with_capacity(specs.len());
+        let mut templates = Vec::new();
         for s in specs {
             if s.phases.is_empty() || s.phases.iter().any(|p| p.steps.is_empty() || p.loops == 0) {
                 return Err(SimError::Config(format!(
@@ -314,12 +321,17 @@ impl<'p> Engine<'p> {
                     groups.insert_chain(chain).map_err(group_err)?;
                 }
             }
+            let first = &s.phases[0].attrs;
+            let chain = first.group.as_ref().unwrap_or(&s.group);
+            let group = groups.insert_chain(chain).map_err(group_err)?;
+            if s.fork_template {
+                templates.push(s.clone());
+                continue;
+            }
             let mut task = Task::new(s.clone(), profile.util_est, allowed);
             task.rng = SplitMix64::stream(cfg.seed, tasks.len() as u64);
-            let first = s.phases[0].attrs.clone();
-            task.apply(&first, n);
-            let chain = first.group.as_ref().unwrap_or(&s.group);
-            task.group = groups.insert_chain(chain).map_err(group_err)?;
+            task.apply(first, n);
+            task.group = group;
             tasks.push(task);
         }
         for r in &mut rqs {
@@ -350,6 +362,9 @@ impl<'p> Engine<'p> {
             rd: RootDomain::default(),
             rec,
             sync: sync::SyncState::new(specs),
+            nforks: vec![0; templates.len()],
+            templates,
+            seed: cfg.seed,
         };
         for t in 0..e.tasks.len() {
             let at = e.tasks[t].spec.delay_ns;
