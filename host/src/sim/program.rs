@@ -332,7 +332,10 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                     Event::Resume { name } => Step::Resume(intern(is, name)),
                     Event::Sync { .. } => continue, // expanded above
                     Event::Fork { task } => {
-                        let k = forked.iter().position(|f| f == task).unwrap_or(forked.len());
+                        let k = forked
+                            .iter()
+                            .position(|f| f == task)
+                            .unwrap_or(forked.len());
                         if k == forked.len() {
                             forked.push(task.clone());
                         }
@@ -396,7 +399,9 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
         if let Some((_, tpl)) = templates.iter().find(|(n, _)| n == f) {
             out.push(tpl.clone());
         } else {
-            return Err(SimError::Config(format!("fork of unknown task object `{f}`")));
+            return Err(SimError::Config(format!(
+                "fork of unknown task object `{f}`"
+            )));
         }
     }
     Ok(out)

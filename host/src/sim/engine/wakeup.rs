@@ -134,6 +134,7 @@ impl Engine<'_> {
         task.rng = SplitMix64::stream(self.seed, ind as u64);
         task.apply(&first, n);
         task.group = group;
+        task.forked = true;
         self.tasks.push(task);
         self.rec.add_task(&name, n);
         self.nforks[k] = nf + 1;
