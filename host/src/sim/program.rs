@@ -9,7 +9,8 @@
 //! the workload's `schedmath.io_latency_us` range, whose wake-up carries
 //! `SCHED_CPUFREQ_IOWAIT`), `yield`, `suspend`/`resume`, `lock`/`unlock`,
 //! `wait`/`signal`/`broad`, `sync` (signal, then wait with the held mutex) and `barrier` (resources
-//! by interned id). A phase's policy, affinity, clamps
+//! by interned id), `fork` (a new thread of a task object, from a [`SimTask::fork_template`]
+//! that [`tasks_from_workload`] appends for each forked object). A phase's policy, affinity, clamps
 //! and task group are applied each time it starts (a group move is rt-app writing the
 //! task into the cgroup; the task carries its group's chain of [`SimGroup`]s with their
 //! shares and idle flag, see [`super::group`]); a timer shared by several threads is

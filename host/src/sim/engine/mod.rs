@@ -29,7 +29,8 @@
 //!   the hierarchy (submodule `groups`, [`crate::sim::group`]);
 //! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
 //!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
-//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`];
+//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield) and rt-app's
+//!   `fork` (a new thread at that instant, first activated through the fork path): [`sync`];
 //! * irq time (`schedmath.irq_pct`): a CPU spends that share of its wall time in irq,
 //!   busy or idle, uniformly: `⌊rq->clock × pct / 100⌋` ns by rq clock, so every rq
 //!   clock update takes the interval's irq ns off `clock_task` (hence `clock_pelt`: the
