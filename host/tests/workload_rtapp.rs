@@ -27,15 +27,11 @@ fn warnings(text: &str) -> Vec<String> {
 
 /// The files of `fixtures/workloads/rtapp/` that are refused, with the reason the
 /// README there gives; every other file there and in `fixtures/workloads/` simulates.
-const REFUSED: [(&str, &str); 3] = [
+const REFUSED: [(&str, &str); 2] = [
     ("memrun.json", "memrun is not modelled"),
     (
         "semaphores.json",
         "POSIX semaphores (sem_post/sem_wait) are not simulated yet",
-    ),
-    (
-        "fork.json",
-        "creating threads while the use case runs is not simulated yet",
     ),
 ];
 
@@ -83,8 +79,8 @@ fn every_workload_simulates_or_is_refused_with_its_reason() {
             }
         }
     }
-    assert_eq!(refused, ["fork.json", "memrun.json", "semaphores.json"]);
-    assert_eq!(simulated.len(), 5 + 8, "{simulated:?}");
+    assert_eq!(refused, ["memrun.json", "semaphores.json"]);
+    assert_eq!(simulated.len(), 5 + 9, "{simulated:?}");
 }
 
 fn load(name: &str) -> Workload {
@@ -393,4 +389,60 @@ fn a_deadline_task_needs_a_runtime_the_kernel_accepts() {
 
 fn warnings_of(w: &Workload) -> Vec<String> {
     show::warning_lines(w)
+}
+
+#[test]
+fn four_forked_children_take_the_fork_path_and_start_at_the_post_init_util() {
+    // The parent sleeps 1 s, then forks four threads of "worker" (instance 0).
+    let w = load("fork.json");
+    assert_eq!(w.tasks[0].instances.len(), 0);
+    let spawn = &w.tasks[1].phases[1].events[0].event;
+    assert_eq!(
+        *spawn,
+        Event::Fork {
+            task: "worker".into()
+        }
+    );
+    let platform = Platform::load(&root().join("fixtures/platforms/orion-o6.toml")).unwrap();
+    let cfg = SimConfig {
+        duration_ns: 2_000 * MS,
+        hz: 250,
+        seed: 0,
+    };
+    let profile = Profile::from_name("mainline").unwrap();
+    let m = simulate_workload(&platform, &w, &profile, &cfg).unwrap();
+    // Named as rt-app names forks ("%s-%d-%04d": object, thread index, fork count); all
+    // enqueued at 1 s. The fork path (sched_balance_find_dst_cpu: the idlest group,
+    // then its idlest CPU; no EAS, which only wake-ups try) spreads them over the idle
+    // little CPUs 1-4, one each as every child already placed makes its CPU busier.
+    // post_init_entity_util_avg() on an idle CPU (cfs util_avg 0): cap =
+    // (capacity_orig - 0) / 2 = 279 / 2 = 139, and util_avg = cap.
+    let starts: Vec<(&str, u64, usize, u64)> = m
+        .forks
+        .iter()
+        .map(|(n, f)| (n.as_str(), f.at_ns, f.cpu, f.util_avg))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            ("worker-1-0000", 1_000 * MS, 1, 139),
+            ("worker-2-0001", 1_000 * MS, 2, 139),
+            ("worker-3-0002", 1_000 * MS, 3, 139),
+            ("worker-4-0003", 1_000 * MS, 4, 139),
+        ]
+    );
+    assert_eq!(platform.cpus[1].capacity_orig, 279);
+    // They ran (3 ms of work at max capacity take ~11 ms on a 279 little at its top OPP).
+    for (n, _, _, _) in &starts {
+        assert!(m.work_done_ms[*n] > 100.0, "{n}: {}", m.work_done_ms[*n]);
+    }
+}
+
+#[test]
+fn a_forked_object_may_not_use_a_barrier() {
+    let e = parse(r#"{"tasks": {"w": {"instance": 0, "barrier": "b", "run": 1}, "p": {"fork": "w", "barrier": "b", "run": 1}}}"#).unwrap_err();
+    assert!(
+        e.contains("tasks.w.barrier: \"w\" is forked and uses a barrier"),
+        "{e}"
+    );
 }

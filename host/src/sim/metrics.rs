@@ -61,6 +61,17 @@ pub struct Latency {
     pub p999: f64,
 }
 
+/// Where and how a thread forked during the run started (its first enqueue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ForkStart {
+    /// Simulated time of the first enqueue (ns).
+    pub at_ns: u64,
+    /// The CPU the fork path chose.
+    pub cpu: usize,
+    /// `util_avg` set by `post_init_entity_util_avg()` on that CPU.
+    pub util_avg: u64,
+}
+
 /// Frame times of one periodic task (ms).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FrameTime {
@@ -119,6 +130,9 @@ pub struct Metrics {
     pub util_decay_ms: BTreeMap<String, Option<f64>>,
     /// {task: frame times} for tasks with a timer loop.
     pub frame_time_ms: BTreeMap<String, FrameTime>,
+    /// {task: its first enqueue} for threads created by `fork` during the run.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub forks: BTreeMap<String, ForkStart>,
     /// IO waits completed per second.
     pub iops: f64,
     /// Platform energy (J).
@@ -177,6 +191,15 @@ impl Recorder {
             ou_triggers: 0,
             io_completed: 0,
         }
+    }
+
+    /// Accumulators for one more task (a thread forked while the simulation runs), on a
+    /// platform of `nr_cpus` CPUs.
+    pub fn add_task(&mut self, name: &str, nr_cpus: usize) {
+        self.names.push(name.to_string());
+        self.residency.push(vec![0; nr_cpus]);
+        self.work.push(0);
+        self.misses.push(0);
     }
 
     /// Names the profile in the report.
@@ -336,6 +359,7 @@ impl Recorder {
             util_ramp_ms: BTreeMap::new(),
             util_decay_ms: BTreeMap::new(),
             frame_time_ms: BTreeMap::new(),
+            forks: BTreeMap::new(),
             iops: if now == 0 {
                 0.0
             } else {
@@ -357,6 +381,9 @@ impl Metrics {
             self.task_util_avg_end.insert(name.clone(), t.avg.util_avg);
             self.util_ramp_ms.insert(name.clone(), t.ramp_ns.map(ms));
             self.util_decay_ms.insert(name.clone(), t.decay_ns.map(ms));
+            if let Some(f) = t.fork_start {
+                self.forks.insert(name.clone(), f);
+            }
             let f = t.frames;
             if f.count > 0 {
                 let ft = FrameTime {

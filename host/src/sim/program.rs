@@ -9,7 +9,8 @@
 //! the workload's `schedmath.io_latency_us` range, whose wake-up carries
 //! `SCHED_CPUFREQ_IOWAIT`), `yield`, `suspend`/`resume`, `lock`/`unlock`,
 //! `wait`/`signal`/`broad`, `sync` (signal, then wait with the held mutex) and `barrier` (resources
-//! by interned id). A phase's policy, affinity, clamps
+//! by interned id), `fork` (a new thread of a task object, from a [`SimTask::fork_template`]
+//! that [`tasks_from_workload`] appends for each forked object). A phase's policy, affinity, clamps
 //! and task group are applied each time it starts (a group move is rt-app writing the
 //! task into the cgroup; the task carries its group's chain of [`SimGroup`]s with their
 //! shares and idle flag, see [`super::group`]); a timer shared by several threads is
@@ -116,6 +117,9 @@ pub enum Step {
     Suspend(u32),
     /// Wake every task suspended on name n (none: lost, as a condvar broadcast).
     Resume(u32),
+    /// rt-app `fork`: start a new thread from fork template n (the n-th [`SimTask`] with
+    /// [`SimTask::fork_template`] set, in order).
+    Fork(u32),
 }
 
 impl Step {
@@ -173,6 +177,9 @@ pub struct SimPhase {
 pub struct SimTask {
     /// Unique name (reports key on it).
     pub name: String,
+    /// Not started: a template that [`Step::Fork`] copies into a new thread (the task
+    /// object's key as name; each copy is named `name-IND-NNNN` as rt-app names forks).
+    pub fork_template: bool,
     /// Policy.
     pub policy: SchedPolicy,
     /// Nice value -20..=19 (fair tasks).
@@ -199,6 +206,7 @@ impl SimTask {
     pub fn periodic(name: &str, duty_pct: u32, period_ns: u64, loops: Option<u64>) -> Self {
         SimTask {
             name: name.to_string(),
+            fork_template: false,
             policy: SchedPolicy::Normal,
             nice: 0,
             cpus: None,
@@ -265,6 +273,9 @@ fn group_chain(groups: &[TaskGroup], path: &str) -> Vec<SimGroup> {
 /// barrier and suspend names become ids (one numbering per kind, in order of first use).
 pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
     let mut out = Vec::new();
+    // Forked task objects in order of first `fork`: the index of a Step::Fork.
+    let mut forked: Vec<String> = Vec::new();
+    let mut templates: Vec<(String, SimTask)> = Vec::new();
     let mut idx: [BTreeMap<String, u32>; 4] = Default::default();
     for t in &w.tasks {
         let mut phases = Vec::with_capacity(t.phases.len());
@@ -321,6 +332,16 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                     Event::Suspend { name } => Step::Suspend(intern(is, name)),
                     Event::Resume { name } => Step::Resume(intern(is, name)),
                     Event::Sync { .. } => continue, // expanded above
+                    Event::Fork { task } => {
+                        let k = forked
+                            .iter()
+                            .position(|f| f == task)
+                            .unwrap_or(forked.len());
+                        if k == forked.len() {
+                            forked.push(task.clone());
+                        }
+                        Step::Fork(k as u32) // far fewer task objects than 2^32
+                    }
                 });
             }
             phases.push(SimPhase {
@@ -349,9 +370,11 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
             &w.groups,
             first.and_then(|p| p.group.as_deref()).unwrap_or(&t.group),
         );
-        for name in &t.instances {
-            out.push(SimTask {
-                name: name.clone(),
+        let names = t.instances.iter().map(|n| (n.as_str(), false));
+        for (name, fork_template) in names.chain(std::iter::once((t.name.as_str(), true))) {
+            let task = SimTask {
+                name: name.to_string(),
+                fork_template,
                 policy,
                 nice: if sched.policy.is_fair() {
                     sched.priority
@@ -365,7 +388,21 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                 delay_ns: t.delay_ns,
                 loops: loops(t.loops),
                 phases: phases.clone(),
-            });
+            };
+            if fork_template {
+                templates.push((t.name.clone(), task));
+            } else {
+                out.push(task);
+            }
+        }
+    }
+    for f in &forked {
+        if let Some((_, tpl)) = templates.iter().find(|(n, _)| n == f) {
+            out.push(tpl.clone());
+        } else {
+            return Err(SimError::Config(format!(
+                "fork of unknown task object `{f}`"
+            )));
         }
     }
     Ok(out)

@@ -113,6 +113,11 @@ pub struct Task {
     pub started_at: Option<u64>,
     /// Time from the first enqueue until `util_avg` first reached [`RAMP_UTIL`].
     pub ramp_ns: Option<u64>,
+    /// Created by a `fork` step while the simulation runs.
+    pub forked: bool,
+    /// A forked task's first enqueue: when, where, and its `util_avg` right after
+    /// `post_init_entity_util_avg()`.
+    pub fork_start: Option<crate::sim::metrics::ForkStart>,
     /// At its first sleep with `util_avg` ≥ [`RAMP_UTIL`]: how long PELT takes to decay it
     /// below [`DECAY_UTIL`] (see [`util_decay_ns`]).
     pub decay_ns: Option<u64>,
@@ -216,6 +221,8 @@ impl Task {
             frames: FrameStats::default(),
             started_at: None,
             ramp_ns: None,
+            forked: false,
+            fork_start: None,
             decay_ns: None,
             spec,
         }

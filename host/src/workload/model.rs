@@ -239,6 +239,11 @@ pub struct TaskSpec {
     pub group: String,
     /// Delay before the first phase (rt-app `delay`).
     pub delay_ns: u64,
+    /// EEVDF custom slice requested at start (`sched_attr.sched_runtime` of a
+    /// `SCHED_OTHER`/`SCHED_BATCH` task, Linux 6.12+), in ns as written; the kernel
+    /// clamps it to 0.1..=100 ms. `None`: the default slice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_slice_ns: Option<u64>,
     /// How many times the phases run.
     pub loops: Loops,
     /// The phases, in file order (at least one).
@@ -263,6 +268,10 @@ pub struct Phase {
     pub uclamp: Uclamp,
     /// Group the task moves to at phase start; `None`: unchanged.
     pub group: Option<String>,
+    /// Custom slice set at phase start (see [`TaskSpec::custom_slice_ns`]); `None`:
+    /// unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_slice_ns: Option<u64>,
     /// The events, in file order (at least one).
     pub events: Vec<EventSpec>,
 }
@@ -382,6 +391,12 @@ pub enum Event {
     Barrier {
         /// Barrier name.
         name: String,
+    },
+    /// rt-app `fork`: start a new thread of task object `task` (usually declared with
+    /// `instance: 0`) now; the parent goes on at once.
+    Fork {
+        /// The task object's key.
+        task: String,
     },
 }
 

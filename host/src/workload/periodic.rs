@@ -190,6 +190,7 @@ fn task(cx: &Cx, i: usize, spanned: &Sp<TaskSpecToml>) -> Result<TaskSpec, Workl
         uclamp,
         group: "/".into(),
         delay_ns: u64::from(t.delay_us.unwrap_or(0)) * 1000,
+        custom_slice_ns: None,
         loops: Loops::Count(1),
         phases: vec![Phase {
             name: None,
@@ -199,6 +200,7 @@ fn task(cx: &Cx, i: usize, spanned: &Sp<TaskSpecToml>) -> Result<TaskSpec, Workl
             cpus: None,
             uclamp: Uclamp::default(),
             group: None,
+            custom_slice_ns: None,
             events: events(cx, t, pct, period_us),
         }],
     })

@@ -920,7 +920,7 @@ impl Ctx<'_> {
         at: Loc,
         path: &str,
         level: Level,
-    ) -> Result<Option<(RtPolicy, Sched)>, WorkloadError> {
+    ) -> Result<Option<(RtPolicy, Sched, Option<u64>)>, WorkloadError> {
         let policy = match a.policy {
             Some(m) => self.policy(&m.value, &join(path, "policy"))?,
             None => current,
@@ -1003,6 +1003,9 @@ impl Ctx<'_> {
                 "SCHED_BATCH is simulated as SCHED_OTHER: the kernel's batch rule (a waking SCHED_BATCH task never preempts) is not modelled",
             );
         }
+        let slice = matches!(policy, RtPolicy::Other | RtPolicy::Batch)
+            .then_some(runtime)
+            .filter(|&r| r > 0);
         let model = policy.model().0;
         let priority = if policy == RtPolicy::Deadline {
             DEADLINE_AS_FIFO
@@ -1015,6 +1018,7 @@ impl Ctx<'_> {
                 policy: model,
                 priority,
             },
+            slice,
         )))
     }
 
@@ -1157,9 +1161,9 @@ impl Ctx<'_> {
             policy,
             priority: prio,
         };
-        let (rt, sched) = self
+        let (rt, sched, custom_slice_ns) = self
             .sched(&a, default_policy, initial, m.at, &path, Level::Task)?
-            .unwrap_or((default_policy, initial));
+            .unwrap_or((default_policy, initial, None));
         let cpus = a
             .cpus
             .map(|c| self.cpus(c, &join(&path, "cpus")))
@@ -1249,6 +1253,7 @@ impl Ctx<'_> {
                     cpus: None,
                     uclamp: Uclamp::default(),
                     group: None,
+                    custom_slice_ns: None,
                     events,
                 };
                 let loops = if a.loops.is_some() {
@@ -1268,6 +1273,7 @@ impl Ctx<'_> {
             uclamp,
             group,
             delay_ns,
+            custom_slice_ns,
             loops,
             phases,
         })
@@ -1295,7 +1301,7 @@ impl Ctx<'_> {
             .transpose()?;
         let uclamp = self.uclamp(&a, path)?;
         let group = self.taskgroup(a.taskgroup, path)?;
-        if let Some((rt, s)) = sched {
+        if let Some((rt, s, _)) = sched {
             state.rt = rt;
             state.sched = s;
         }
@@ -1310,10 +1316,11 @@ impl Ctx<'_> {
             name: Some(m.key.clone()),
             at: m.at,
             loops,
-            sched: sched.map(|(_, s)| s),
+            sched: sched.map(|(_, s, _)| s),
             cpus,
             uclamp,
             group,
+            custom_slice_ns: sched.and_then(|(_, _, slice)| slice),
             events,
         })
     }
@@ -1501,11 +1508,7 @@ impl Ctx<'_> {
                         format!("fork of \"{target}\": no task object has that name (rt-app exits: \"Can't fork unknown task\")"),
                     ));
                 }
-                return Err(self.err(
-                    m.at,
-                    path,
-                    format!("fork of \"{target}\": checked, but creating threads while the use case runs is not simulated yet"),
-                ));
+                Event::Fork { task: target }
             }
             Kind::MemRun => {
                 return Err(self.err(
@@ -1616,9 +1619,29 @@ impl Ctx<'_> {
         }
     }
 
-    /// Rules between tasks that fork and the task objects they fork (none yet: a fork
-    /// is refused by [`Ctx::event`] until the simulator creates threads).
-    fn check_forks(&self, _tasks: &[TaskSpec]) -> Result<(), WorkloadError> {
+    /// A forked task object may not use a barrier: rt-app counts a barrier's users
+    /// when it parses the file (`instance` of each user), so a forked thread would
+    /// never be counted ("barrier can't be used with fork event", doc/tutorial.txt).
+    fn check_forks(&self, tasks: &[TaskSpec]) -> Result<(), WorkloadError> {
+        let forked: Vec<&str> = tasks
+            .iter()
+            .flat_map(|t| t.phases.iter().flat_map(|p| p.events.iter()))
+            .filter_map(|e| match &e.event {
+                Event::Fork { task } => Some(task.as_str()),
+                _ => None,
+            })
+            .collect();
+        for t in tasks.iter().filter(|t| forked.contains(&t.name.as_str())) {
+            for p in &t.phases {
+                if let Some(e) = p.events.iter().find(|e| matches!(e.event, Event::Barrier { .. })) {
+                    return Err(self.err(
+                        e.at,
+                        &join(&join("tasks", &t.name), &e.key),
+                        format!("\"{}\" is forked and uses a barrier: rt-app counts a barrier's threads at start, so a forked thread is never counted (the tutorial: barrier can't be used with fork)", short(&t.name)),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 }

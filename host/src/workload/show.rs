@@ -72,6 +72,7 @@ pub fn fmt_event(e: &Event) -> String {
         Event::Broadcast { cond } => format!("broad    \"{cond}\""),
         Event::Sync { cond, mutex } => format!("sync     \"{cond}\" with \"{mutex}\""),
         Event::Barrier { name } => format!("barrier  \"{name}\""),
+        Event::Fork { task } => format!("fork     a new thread of \"{task}\""),
     }
 }
 

@@ -29,7 +29,8 @@
 //!   the hierarchy (submodule `groups`, [`crate::sim::group`]);
 //! * iowait: a task waking from an `iorun` asks schedutil for the iowait boost
 //!   (`cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` first thing in its fair enqueue);
-//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield): [`sync`];
+//! * synchronisation (mutexes, conditions, barriers, suspend/resume, yield) and rt-app's
+//!   `fork` (a new thread at that instant, first activated through the fork path): [`sync`];
 //! * irq time (`schedmath.irq_pct`): a CPU spends that share of its wall time in irq,
 //!   busy or idle, uniformly: `⌊rq->clock × pct / 100⌋` ns by rq clock, so every rq
 //!   clock update takes the interval's irq ns off `clock_task` (hence `clock_pelt`: the
@@ -178,6 +179,12 @@ pub struct Engine<'p> {
     rd: RootDomain,
     rec: Recorder,
     sync: sync::SyncState,
+    /// Fork templates ([`SimTask::fork_template`]), the index of a [`Step::Fork`].
+    templates: Vec<SimTask>,
+    /// Threads forked from each template so far (rt-app's per-fork counter).
+    nforks: Vec<u32>,
+    /// The run's seed (a forked thread's random stream).
+    seed: u64,
 }
 
 /// Runs `tasks` on `platform` under `profile`.
@@ -341,11 +348,17 @@ impl<'p> Engine<'p> {
             .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
             .collect();
         let mut groups = TaskGroups::new();
-        let tasks = specs
-            .iter()
-            .enumerate()
-            .map(|(i, s)| new_task(s, i, n, profile, cfg, &mut groups))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut tasks = Vec::with_capacity(specs.len());
+        let mut templates = Vec::new();
+        for s in specs {
+            // A fork template is checked like any task; only a `fork` step starts one.
+            let task = new_task(s, tasks.len(), n, profile, cfg, &mut groups)?;
+            if s.fork_template {
+                templates.push(s.clone());
+            } else {
+                tasks.push(task);
+            }
+        }
         for r in &mut rqs {
             r.grq = vec![GroupRq::default(); groups.len()];
         }
@@ -374,6 +387,9 @@ impl<'p> Engine<'p> {
             rd: RootDomain::default(),
             rec,
             sync: sync::SyncState::new(specs),
+            nforks: vec![0; templates.len()],
+            templates,
+            seed: cfg.seed,
         };
         for t in 0..e.tasks.len() {
             let at = e.tasks[t].spec.delay_ns;

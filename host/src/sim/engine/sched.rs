@@ -28,6 +28,13 @@ impl Engine<'_> {
                     task.started_at = Some(self.now);
                     init_entity_runnable_average(&mut task.avg, task.weight);
                     post_init_entity_util_avg(&mut task.avg, &r.cfs, r.capacity_orig, task.weight);
+                    if task.forked {
+                        task.fork_start = Some(crate::sim::metrics::ForkStart {
+                            at_ns: self.now,
+                            cpu: c,
+                            util_avg: task.avg.util_avg,
+                        });
+                    }
                 }
                 attach_entity_load_avg(&mut r.cfs, &mut task.avg, task.weight, self.tables);
                 decayed = true;

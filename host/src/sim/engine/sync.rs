@@ -231,6 +231,10 @@ impl Engine<'_> {
                 self.tasks[t].yielded |= running;
                 false
             }
+            Step::Fork(k) => {
+                self.fork(k);
+                false
+            }
             Step::Run(_)
             | Step::Runtime(_)
             | Step::Sleep(_)

@@ -93,6 +93,54 @@ impl Engine<'_> {
         outcome
     }
 
+    /// rt-app's `fork` event (`create_thread()` from the parent's thread): a new thread
+    /// of template `k`, named `NAME-IND-NNNN` (IND: the thread's index, NNNN: this
+    /// template's fork count, as `thread_data_set_unique_name()`). It is new: its first
+    /// activation, now (or at its `delay` counted from the start of the use case, as
+    /// rt-app's `t_zero + delay`), takes the fork path as every first activation does:
+    /// `wake_up_new_task()` → `select_task_rq(SD_BALANCE_FORK)` →
+    /// [`crate::sim::placement`]'s `sched_balance_find_dst_cpu()`, then
+    /// `post_init_entity_util_avg()` on the chosen CPU at the enqueue. rt-app stops at
+    /// `FORKS_LIMIT` (1024) forks of one template: further forks do nothing here.
+    ///
+    /// Simplification: the child starts with its own task object's policy, clamps,
+    /// affinity and group (rt-app sets them first thing in the new thread), not the
+    /// parent's that the kernel copies at `sched_fork()` for the fork placement.
+    pub(super) fn fork(&mut self, k: u32) {
+        const FORKS_LIMIT: u32 = 1024;
+        let k = k as usize;
+        let (Some(tpl), Some(&nf)) = (self.templates.get(k), self.nforks.get(k)) else {
+            return;
+        };
+        if nf >= FORKS_LIMIT {
+            return;
+        }
+        let n = self.platform.nr_cpus();
+        let Ok(allowed) = allowed_cpus(tpl.cpus.as_deref(), n) else {
+            return; // checked for every template by Engine::new
+        };
+        let ind = self.tasks.len();
+        let mut spec = tpl.clone();
+        spec.name = format!("{}-{ind}-{nf:04}", tpl.name);
+        spec.fork_template = false;
+        let first = spec.phases[0].attrs.clone();
+        let chain = first.group.as_ref().unwrap_or(&spec.group).clone();
+        let Ok(group) = self.groups.insert_chain(&chain) else {
+            return; // inserted for every template by Engine::new
+        };
+        let at = self.now.max(spec.delay_ns);
+        let name = spec.name.clone();
+        let mut task = Task::new(spec, self.profile.util_est, allowed);
+        task.rng = SplitMix64::stream(self.seed, ind as u64);
+        task.apply(&first, n);
+        task.group = group;
+        task.forked = true;
+        self.tasks.push(task);
+        self.rec.add_task(&name, n);
+        self.nforks[k] = nf + 1;
+        self.push(at, Ev::Wake(ind));
+    }
+
     pub(super) fn sleep(&mut self, t: usize, until: u64) {
         let task = &mut self.tasks[t];
         task.state = TState::Sleeping;
