@@ -1633,7 +1633,11 @@ impl Ctx<'_> {
             .collect();
         for t in tasks.iter().filter(|t| forked.contains(&t.name.as_str())) {
             for p in &t.phases {
-                if let Some(e) = p.events.iter().find(|e| matches!(e.event, Event::Barrier { .. })) {
+                if let Some(e) = p
+                    .events
+                    .iter()
+                    .find(|e| matches!(e.event, Event::Barrier { .. }))
+                {
                     return Err(self.err(
                         e.at,
                         &join(&join("tasks", &t.name), &e.key),
