@@ -348,20 +348,18 @@ impl Core {
                     let mut q = m.clone();
                     q.push(name.to_string());
                     q
-                } else if let Some(q) = use_globs
-                    .then(|| self.globs(ctx))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find_map(|g| {
+                } else {
+                    let globs = if use_globs {
+                        self.globs(ctx)
+                    } else {
+                        Vec::new()
+                    };
+                    globs.into_iter().find_map(|g| {
                         let mut q = g.clone();
                         q.push(name.to_string());
                         (self.modules.contains(&q) || self.types.contains(&(g, name.to_string())))
                             .then_some(q)
-                    })
-                {
-                    q
-                } else {
-                    return None;
+                    })?
                 }
             }
         };

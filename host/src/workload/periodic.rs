@@ -247,13 +247,15 @@ fn sched(cx: &Cx, t: &TaskSpecToml, path: &dyn Fn(&str) -> String) -> Result<Sch
         Some(p) => match p.get_ref().as_str() {
             "SCHED_OTHER" => Policy::Other,
             "SCHED_IDLE" => Policy::Idle,
-            other => return Err(cx.bad(
-                p,
-                path("policy"),
-                format!(
+            other => {
+                return Err(cx.bad(
+                    p,
+                    path("policy"),
+                    format!(
                     "unknown policy \"{other}\" (the periodic form has SCHED_OTHER, SCHED_IDLE)"
                 ),
-            )),
+                ))
+            }
         },
     };
     let nice = match &t.nice {
