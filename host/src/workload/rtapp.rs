@@ -1583,10 +1583,7 @@ impl Ctx<'_> {
         for t in tasks {
             for p in &t.phases {
                 for e in &p.events {
-                    let path = || match &p.name {
-                        Some(n) => format!("tasks.{}.phases.{n}.{}", t.name, e.key),
-                        None => format!("tasks.{}.{}", t.name, e.key),
-                    };
+                    let path = || super::model::event_path(t, p, e);
                     match &e.event {
                         Event::Suspend { name } => {
                             suspends.entry(name).or_insert_with(|| (e.at, path()));
@@ -1633,7 +1630,11 @@ impl Ctx<'_> {
             .collect();
         for t in tasks.iter().filter(|t| forked.contains(&t.name.as_str())) {
             for p in &t.phases {
-                if let Some(e) = p.events.iter().find(|e| matches!(e.event, Event::Barrier { .. })) {
+                if let Some(e) = p
+                    .events
+                    .iter()
+                    .find(|e| matches!(e.event, Event::Barrier { .. }))
+                {
                     return Err(self.err(
                         e.at,
                         &join(&join("tasks", &t.name), &e.key),
