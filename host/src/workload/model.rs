@@ -710,7 +710,7 @@ pub fn mode_name(m: TimerMode) -> &'static str {
 }
 
 /// JSON path of an event, e.g. `tasks.t.phases.p1.run1` (or `tasks.t.run1`).
-fn event_path(t: &TaskSpec, p: &Phase, e: &EventSpec) -> String {
+pub(super) fn event_path(t: &TaskSpec, p: &Phase, e: &EventSpec) -> String {
     match &p.name {
         Some(n) => format!("tasks.{}.phases.{n}.{}", t.name, e.key),
         None => format!("tasks.{}.{}", t.name, e.key),

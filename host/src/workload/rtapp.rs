@@ -1583,10 +1583,7 @@ impl Ctx<'_> {
         for t in tasks {
             for p in &t.phases {
                 for e in &p.events {
-                    let path = || match &p.name {
-                        Some(n) => format!("tasks.{}.phases.{n}.{}", t.name, e.key),
-                        None => format!("tasks.{}.{}", t.name, e.key),
-                    };
+                    let path = || super::model::event_path(t, p, e);
                     match &e.event {
                         Event::Suspend { name } => {
                             suspends.entry(name).or_insert_with(|| (e.at, path()));
