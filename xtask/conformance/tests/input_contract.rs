@@ -216,9 +216,9 @@ fn energy_model_beyond_the_limit_names_it() {
 /// CPUs) and the kernel's own bounds (10 idle states, 20 uclamp buckets).
 #[test]
 fn core_limits_cover_real_hardware() {
-    assert!(schedmath::energy::EM_MAX_PERF_STATES >= 64);
-    assert!(schedmath::cpufreq::CPUFREQ_TABLE_MAX >= 64);
-    assert!(schedmath::capacity::topology::NR_CPUS >= 64);
+    const { assert!(schedmath::energy::EM_MAX_PERF_STATES >= 64) };
+    const { assert!(schedmath::cpufreq::CPUFREQ_TABLE_MAX >= 64) };
+    const { assert!(schedmath::capacity::topology::NR_CPUS >= 64) };
     assert_eq!(schedmath::cpuidle::CPUIDLE_STATE_MAX, 10);
     assert_eq!(schedmath::uclamp::UCLAMP_BUCKETS_MAX, 20);
 }
