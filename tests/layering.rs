@@ -23,12 +23,15 @@ use support::rust_src::{module_of, rust_files, strip, tokens, use_tree};
 const LAYERS: &[&[&str]] = &[
     // Support: no scheduler knowledge (seeded random numbers, CSV and table text).
     &["rng", "text"],
-    // Inputs: the kernel fixtures' envelope, platform files, workloads.
-    &["fixtures", "platform", "workload"],
+    // Inputs: the kernel fixtures' envelope, platform files, workloads, trace text.
+    &["fixtures", "platform", "workload", "trace"],
     // The simulator.
     &["sim"],
-    // Commands over the layers below: studies, the schedutil and cpuidle replays, verify.
-    &["study", "governor", "idle", "verify"],
+    // Commands over the layers below: studies, the schedutil and cpuidle replays, the
+    // replay of a real trace, verify.
+    &["study", "governor", "idle", "replay", "verify"],
+    // The simulator beside a kernel capture (it reads the trace through replay).
+    &["versus"],
     // The generated parts of the docs (they run studies).
     &["docs"],
 ];

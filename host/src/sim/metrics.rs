@@ -43,7 +43,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::governors::{CpuIdle, FreqDomainState};
-use super::task::Task;
+use super::task::{ForkStart, Task};
 use super::SimConfig;
 use crate::platform::Platform;
 use crate::text::Table;
@@ -59,17 +59,6 @@ pub struct Latency {
     pub p99: f64,
     /// 99.9th percentile.
     pub p999: f64,
-}
-
-/// Where and how a thread forked during the run started (its first enqueue).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ForkStart {
-    /// Simulated time of the first enqueue (ns).
-    pub at_ns: u64,
-    /// The CPU the fork path chose.
-    pub cpu: usize,
-    /// `util_avg` set by `post_init_entity_util_avg()` on that CPU.
-    pub util_avg: u64,
 }
 
 /// Frame times of one periodic task (ms).

@@ -7,6 +7,7 @@ use schedmath::pelt::{__update_load_avg_blocked_se, PeltTables, SchedAvg};
 use schedmath::profile::UtilEstVersion;
 use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
 use schedmath::util_est::UtilEst;
+use serde::Serialize;
 
 use super::program::{PhaseAttrs, SchedPolicy, SimTask, Step};
 use super::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};
@@ -42,6 +43,17 @@ pub enum StepOutcome {
     Block,
     /// The program ended.
     Finished,
+}
+
+/// Where and how a thread forked during the run started (its first enqueue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ForkStart {
+    /// Simulated time of the first enqueue (ns).
+    pub at_ns: u64,
+    /// The CPU the fork path chose.
+    pub cpu: usize,
+    /// `util_avg` set by `post_init_entity_util_avg()` on that CPU.
+    pub util_avg: u64,
 }
 
 /// One task (fields named after what the kernel keeps; `spec` is the program).
@@ -117,7 +129,7 @@ pub struct Task {
     pub forked: bool,
     /// A forked task's first enqueue: when, where, and its `util_avg` right after
     /// `post_init_entity_util_avg()`.
-    pub fork_start: Option<crate::sim::metrics::ForkStart>,
+    pub fork_start: Option<ForkStart>,
     /// At its first sleep with `util_avg` ≥ [`RAMP_UTIL`]: how long PELT takes to decay it
     /// below [`DECAY_UTIL`] (see [`util_decay_ns`]).
     pub decay_ns: Option<u64>,

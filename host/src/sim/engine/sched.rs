@@ -29,7 +29,7 @@ impl Engine<'_> {
                     init_entity_runnable_average(&mut task.avg, task.weight);
                     post_init_entity_util_avg(&mut task.avg, &r.cfs, r.capacity_orig, task.weight);
                     if task.forked {
-                        task.fork_start = Some(crate::sim::metrics::ForkStart {
+                        task.fork_start = Some(crate::sim::task::ForkStart {
                             at_ns: self.now,
                             cpu: c,
                             util_avg: task.avg.util_avg,
