@@ -28,18 +28,37 @@ fn bits(v: &Value) -> Option<u64> {
     }
 }
 
-macro_rules! narrow {
+/// The integer methods of a narrowing deserializer: `self.int_bits()` converted to the
+/// asked-for width as C converts it, or `deserialize_any` (which reports the mismatch).
+macro_rules! narrowing_ints {
+    () => {
+        narrowing_ints! {
+            deserialize_u8 => visit_u8 as u8,
+            deserialize_u16 => visit_u16 as u16,
+            deserialize_u32 => visit_u32 as u32,
+            deserialize_u64 => visit_u64 as u64,
+            deserialize_i8 => visit_i8 as i8,
+            deserialize_i16 => visit_i16 as i16,
+            deserialize_i32 => visit_i32 as i32,
+            deserialize_i64 => visit_i64 as i64,
+        }
+    };
     ($($method:ident => $visit:ident as $ty:ty),* $(,)?) => {
         $(
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                match bits(self.0) {
-                    // C conversion to a narrower (or differently signed) integer.
+                match self.int_bits() {
                     Some(b) => visitor.$visit(b as $ty),
                     None => self.deserialize_any(visitor),
                 }
             }
         )*
     };
+}
+
+impl Narrowing<'_> {
+    fn int_bits(&self) -> Option<u64> {
+        bits(self.0)
+    }
 }
 
 impl<'de> de::Deserializer<'de> for Narrowing<'de> {
@@ -64,16 +83,7 @@ impl<'de> de::Deserializer<'de> for Narrowing<'de> {
         }
     }
 
-    narrow! {
-        deserialize_u8 => visit_u8 as u8,
-        deserialize_u16 => visit_u16 as u16,
-        deserialize_u32 => visit_u32 as u32,
-        deserialize_u64 => visit_u64 as u64,
-        deserialize_i8 => visit_i8 as i8,
-        deserialize_i16 => visit_i16 as i16,
-        deserialize_i32 => visit_i32 as i32,
-        deserialize_i64 => visit_i64 as i64,
-    }
+    narrowing_ints!();
 
     /// A C `bool` (or an int tested for truth): any integer, non-zero is true.
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -188,18 +198,13 @@ impl<'de> MapAccess<'de> for Obj<'de> {
 /// An object key: a string, or an integer written as one (`{"0": ...}` keyed by CPU).
 struct Key<'de>(&'de str);
 
-macro_rules! key_narrow {
-    ($($method:ident => $visit:ident as $ty:ty),* $(,)?) => {
-        $(
-            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                let bits = self.0.parse::<u64>().ok().or_else(|| self.0.parse::<i64>().ok().map(|i| i as u64));
-                match bits {
-                    Some(b) => visitor.$visit(b as $ty),
-                    None => visitor.visit_borrowed_str(self.0),
-                }
-            }
-        )*
-    };
+impl Key<'_> {
+    fn int_bits(&self) -> Option<u64> {
+        let s = self.0;
+        s.parse::<u64>()
+            .ok()
+            .or_else(|| s.parse::<i64>().ok().map(|i| i as u64)) // C wraps
+    }
 }
 
 impl<'de> de::Deserializer<'de> for Key<'de> {
@@ -209,16 +214,7 @@ impl<'de> de::Deserializer<'de> for Key<'de> {
         visitor.visit_borrowed_str(self.0)
     }
 
-    key_narrow! {
-        deserialize_u8 => visit_u8 as u8,
-        deserialize_u16 => visit_u16 as u16,
-        deserialize_u32 => visit_u32 as u32,
-        deserialize_u64 => visit_u64 as u64,
-        deserialize_i8 => visit_i8 as i8,
-        deserialize_i16 => visit_i16 as i16,
-        deserialize_i32 => visit_i32 as i32,
-        deserialize_i64 => visit_i64 as i64,
-    }
+    narrowing_ints!();
 
     forward_to_deserialize_any! {
         bool i128 u128 f32 f64 char str string bytes byte_buf option unit unit_struct
