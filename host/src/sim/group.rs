@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Task groups (the cgroup `cpu` controller, `CONFIG_FAIR_GROUP_SCHED`): the group table,
 //! the per-CPU group cfs_rq with its group sched_entity, and the share arithmetic of
-//! kernel/sched/fair.c (`calc_group_shares()`, `update_tg_load_avg()`).
+//! kernel/sched/fair.c, which the core computes (`schedmath::fair::group`:
+//! `calc_group_shares()`, `update_tg_load_avg()`).
 //!
 //! Each group has, per CPU, a cfs_rq holding its tasks and child-group entities, and a
 //! group entity queued in the parent's cfs_rq whose weight is the group's share of
@@ -17,7 +18,8 @@
 //! of its own (nothing propagates up the hierarchy); the root cfs_rq stays the flat sum
 //! of its tasks (see [`super::rq`]). No bandwidth control (quota/throttling).
 
-use schedmath::math::{scale_load, scale_load_down};
+use schedmath::fair::group::TgLoadContrib;
+use schedmath::math::scale_load;
 use schedmath::pelt::SchedAvg;
 use std::collections::BTreeMap;
 
@@ -25,10 +27,6 @@ use super::WEIGHT_IDLEPRIO;
 
 /// The root task group's id.
 pub const ROOT: usize = 0;
-/// `MIN_SHARES`: the smallest group entity weight, unscaled on purpose (fair.c).
-pub const MIN_SHARES: i64 = 2;
-/// `update_tg_load_avg()` runs at most once a millisecond per cfs_rq (v6.7+).
-pub const TG_LOAD_AVG_RATELIMIT_NS: u64 = 1_000_000;
 
 /// One group of a task's chain as a program carries it (top-level group first).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,10 +205,8 @@ pub struct GroupRq {
     pub h_nr_running: u32,
     /// `cfs_rq->min_vruntime`.
     pub min_vruntime: u64,
-    /// `cfs_rq->tg_load_avg_contrib`.
-    pub tg_load_avg_contrib: i64,
-    /// `cfs_rq->last_update_tg_load_avg` (rq clock, ns).
-    pub last_update_tg_load_avg: u64,
+    /// `cfs_rq->tg_load_avg_contrib` and `last_update_tg_load_avg` (rq clock, ns).
+    pub tg: TgLoadContrib,
     /// The group entity's `load.weight` (scaled).
     pub se_weight: u64,
     /// The group entity's vruntime.
@@ -219,121 +215,9 @@ pub struct GroupRq {
     pub se_on_rq: bool,
 }
 
-/// `calc_group_shares()`: the weight of a group's entity on one CPU,
-/// `tg_shares × load / tg_weight` with `load = max(scale_load_down(grq load.weight),
-/// grq avg.load_avg)` and `tg_weight = tg->load_avg - tg_load_avg_contrib + load` (this
-/// CPU's stale contribution replaced by its current load), clamped to
-/// `[MIN_SHARES, tg_shares]`.
-///
-/// Traps: `MIN_SHARES` is unscaled, so an idle CPU's entity weighs 2 (scaled), which
-/// `scale_load_down()` later reads as 2; a zero `tg_weight` skips the division and keeps
-/// `tg_shares × load` (then clamped). C `long` arithmetic, wrapping here instead of UB.
-pub fn calc_group_shares(
-    tg_shares: i64,
-    grq_load_weight: u64,
-    grq_load_avg: u64,
-    tg_load_avg: i64,
-    tg_load_avg_contrib: i64,
-) -> i64 {
-    let load = scale_load_down(grq_load_weight).max(grq_load_avg) as i64; // unsigned long -> long
-    let tg_weight = tg_load_avg
-        .wrapping_sub(tg_load_avg_contrib)
-        .wrapping_add(load);
-    let mut shares = tg_shares.wrapping_mul(load);
-    if tg_weight != 0 {
-        shares = shares.wrapping_div(tg_weight);
-    }
-    // clamp_t(long, shares, MIN_SHARES, tg_shares): max with the floor, then min.
-    shares.max(MIN_SHARES).min(tg_shares)
-}
-
-/// `update_tg_load_avg()` (v6.7+): at most once a millisecond, when this CPU's
-/// `load_avg` moved by more than 1/64 of what it last published, add the difference to
-/// `tg->load_avg` and remember the new contribution.
-pub fn update_tg_load_avg(grq: &mut GroupRq, tg_load_avg: &mut i64, now: u64) {
-    if now.wrapping_sub(grq.last_update_tg_load_avg) < TG_LOAD_AVG_RATELIMIT_NS {
-        return;
-    }
-    let delta = (grq.avg.load_avg as i64).wrapping_sub(grq.tg_load_avg_contrib);
-    if delta.unsigned_abs() > (grq.tg_load_avg_contrib / 64).unsigned_abs() {
-        *tg_load_avg = tg_load_avg.wrapping_add(delta);
-        grq.tg_load_avg_contrib = grq.avg.load_avg as i64;
-        grq.last_update_tg_load_avg = now;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const NICE_0: u64 = 1024 << 10;
-
-    #[test]
-    fn calc_group_shares_group_alone_on_its_cpu_gets_all_shares() {
-        // Only this CPU contributes: tg_weight = load, shares = tg_shares.
-        assert_eq!(calc_group_shares(2048 << 10, NICE_0, 0, 0, 0), 2048 << 10);
-        assert_eq!(
-            calc_group_shares(2048 << 10, NICE_0, 900, 900, 900),
-            2048 << 10
-        );
-    }
-
-    #[test]
-    fn calc_group_shares_splits_by_load_across_cpus() {
-        // This CPU: one nice-0 task (load 1024); the others published 3072.
-        // 1048576 * 1024 / (4096 - 0 + 1024) = 209715 (truncated).
-        assert_eq!(
-            calc_group_shares(NICE_0 as i64, NICE_0, 0, 4096, 0),
-            209_715
-        );
-        // Its own stale contribution 512 is replaced by its load 1024:
-        // 1048576 * 1024 / (3584 - 512 + 1024) = 262144.
-        assert_eq!(
-            calc_group_shares(NICE_0 as i64, NICE_0, 0, 3584, 512),
-            262_144
-        );
-        // The PELT average wins when above the instantaneous weight.
-        assert_eq!(
-            calc_group_shares(NICE_0 as i64, NICE_0, 2048, 2048, 2048),
-            NICE_0 as i64
-        );
-    }
-
-    #[test]
-    fn calc_group_shares_idle_cpu_gets_the_unscaled_floor() {
-        // Nothing queued and fully decayed: 0 clamps up to MIN_SHARES = 2 (not 2 << 10).
-        assert_eq!(calc_group_shares(NICE_0 as i64, 0, 0, 5000, 0), 2);
-        // Idle group: tg_shares = scale_load(3), split 1:3 with other CPUs -> 768.
-        assert_eq!(calc_group_shares(3 << 10, NICE_0, 0, 3072, 0), 768);
-    }
-
-    #[test]
-    fn calc_group_shares_zero_tg_weight_skips_the_division() {
-        // tg->load_avg - contrib + load = 0 with load 0: shares = 0, floored to 2.
-        assert_eq!(calc_group_shares(NICE_0 as i64, 0, 0, 10, 10), 2);
-        // A negative stale sum making tg_weight 0 with load > 0: product kept, clamped.
-        assert_eq!(
-            calc_group_shares(NICE_0 as i64, NICE_0, 0, -1024, 0),
-            NICE_0 as i64
-        );
-    }
-
-    #[test]
-    fn update_tg_load_avg_is_rate_limited_and_filters_small_moves() {
-        let mut g = GroupRq::default();
-        let mut tg = 0i64;
-        g.avg.load_avg = 640;
-        update_tg_load_avg(&mut g, &mut tg, 500_000); // < 1 ms since 0: skipped
-        assert_eq!((tg, g.tg_load_avg_contrib), (0, 0));
-        update_tg_load_avg(&mut g, &mut tg, 1_000_000);
-        assert_eq!((tg, g.tg_load_avg_contrib), (640, 640));
-        g.avg.load_avg = 650; // |10| <= 640 / 64 = 10: filtered
-        update_tg_load_avg(&mut g, &mut tg, 3_000_000);
-        assert_eq!(tg, 640);
-        g.avg.load_avg = 651;
-        update_tg_load_avg(&mut g, &mut tg, 3_000_000);
-        assert_eq!((tg, g.tg_load_avg_contrib), (651, 651));
-    }
 
     #[test]
     fn idle_groups_take_weight_idleprio_and_paths_resolve() {

@@ -72,15 +72,6 @@ pub struct SimConfig {
 /// zero clock, and a zero `last_update_time` means "not attached" to PELT.
 pub const BOOT_CLOCK_NS: u64 = 1_000_000_000;
 
-// The kernel's weight tables (kernel/sched/core.c, sched.h): the fair-class model and the
-// task groups both read them.
-
-/// `sched_prio_to_weight[]` (kernel/sched/core.c), nice -20..=19.
-pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
-    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
-    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
-    70, 56, 45, 36, 29, 23, 18, 15,
-];
-
-/// `WEIGHT_IDLEPRIO`: the weight of a SCHED_IDLE task.
-pub const WEIGHT_IDLEPRIO: u64 = 3;
+// The kernel's weight tables (kernel/sched/core.c, sched.h), from the core: the
+// fair-class model and the task groups both read them.
+pub use schedmath::fair::weight::{SCHED_PRIO_TO_WEIGHT, WEIGHT_IDLEPRIO};

@@ -8,7 +8,9 @@
 //! groups only ever meets the root cfs_rq here.
 
 use super::*;
-use crate::sim::group::{calc_group_shares, update_tg_load_avg, Ent, SimGroup, ROOT};
+use schedmath::fair::group::{calc_group_shares, update_tg_load_avg, MIN_SHARES};
+
+use crate::sim::group::{Ent, SimGroup, ROOT};
 
 impl Engine<'_> {
     /// The id of the group a chain ends in.
@@ -114,7 +116,17 @@ impl Engine<'_> {
         let clock = self.rqs[c].clock.clock;
         if let (Some(tg_load), Some(gr)) = (self.groups.load_avg_mut(g), self.rqs[c].grq.get_mut(g))
         {
-            update_tg_load_avg(gr, tg_load, clock);
+            // Not the root group (walk_groups stops below it); every simulated CPU is active.
+            let load_avg = gr.avg.load_avg;
+            update_tg_load_avg(
+                false,
+                true,
+                clock,
+                load_avg,
+                &mut gr.tg,
+                tg_load,
+                &self.profile,
+            );
         }
     }
 
@@ -159,8 +171,10 @@ impl Engine<'_> {
                 gr.load_weight,
                 gr.avg.load_avg,
                 tg.load_avg,
-                gr.tg_load_avg_contrib,
+                gr.tg.tg_load_avg_contrib,
             )
+            // The kernel would trap on LONG_MIN / -1; no real load gets there.
+            .unwrap_or(MIN_SHARES)
             .max(1) as u64; // at least MIN_SHARES
             let (was, on, old) = (gr.se_on_rq, gr.nr_running > 0, gr.se_weight);
             let floor = self.cfs_min_vruntime(c, p).saturating_sub(self.slice / 2);
