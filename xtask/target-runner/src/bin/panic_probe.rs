@@ -233,7 +233,6 @@ fn exercise_capacity() {
     bb(capacity::update_cpu_capacity(&cpu, &other));
     bb(capacity::check_cpu_capacity(a, b, bb(117)));
     bb(capacity::util_fits_cpu(a, b, a, bb(true), &cpu));
-    bb(capacity::task_util_est(a, bb(7)));
     bb(capacity::task_fits_cpu(a, bb(7), a, b, bb(true), &cpu));
     bb(capacity::cpu_util(&rq, bb(Some(&p)), bb(-1), bb(true)));
     bb(capacity::cpu_util_cfs(&rq));
