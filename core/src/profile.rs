@@ -398,7 +398,7 @@ impl Profile {
             let part = part.trim();
             let v = Self::variant(part).ok_or(ProfileError::Unknown(part))?;
             if v.concern != Concern::None {
-                if set[..n].contains(&v.concern) {
+                if set.iter().take(n).any(|c| *c == v.concern) {
                     return Err(ProfileError::Conflict(part));
                 }
                 if let Some(slot) = set.get_mut(n) {
