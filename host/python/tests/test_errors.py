@@ -52,7 +52,7 @@ def test_bad_platform_names_file_line_and_field(bad_platform):
 
 def test_bad_workload_names_file_line_and_field(bad_workload):
     msg = raised(lambda: schedmath.simulate(RK3399, bad_workload))
-    assert msg == f"{bad_workload}:1:25: tasks.t.run: expected an integer, found a string"
+    assert msg == f"{bad_workload}:1:25: tasks.t.run: expected an integer, found a string: \"run\" is a run event (the key starts with \"run\"), and rt-app exits on a mismatched event"
 
 
 def test_unknown_profile():
