@@ -55,7 +55,6 @@ fn capacity_calls(u: &mut Unstructured) -> Result<()> {
     capacity::update_cpu_capacity(&c, &other);
     capacity::check_cpu_capacity(a, b, u.arbitrary()?);
     capacity::util_fits_cpu(a, b, u.arbitrary()?, u.arbitrary()?, &c);
-    capacity::task_util_est(a, u.arbitrary()?);
     capacity::task_fits_cpu(a, u.arbitrary()?, b, u.arbitrary()?, u.arbitrary()?, &c);
     let rq = util_rq(u)?;
     let p = TaskUtil {
