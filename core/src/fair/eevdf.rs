@@ -492,7 +492,7 @@ pub fn reweight_entity(
     }
     let old = se.load.weight;
     let divisor = weight as i32; // div_s64() takes the low 32 bits
-    // `vlag * load.weight`: s64 times unsigned long, the same bits as a wrapping i64.
+                                 // `vlag * load.weight`: s64 times unsigned long, the same bits as a wrapping i64.
     se.vlag = div_s64(se.vlag.wrapping_mul(old as i64), divisor)?;
     if se.rel_deadline {
         let d = se.deadline.wrapping_mul(old) as i64; // u64 product read as s64
@@ -696,13 +696,19 @@ mod tests {
         // Equal deadlines: the first in tree order.
         let tree = [ent(0, 700), ent(0, 700)];
         let c = sums(&tree, false);
-        assert_eq!(__pick_eevdf(&c, None, tree.iter().enumerate(), true), Some(0));
+        assert_eq!(
+            __pick_eevdf(&c, None, tree.iter().enumerate(), true),
+            Some(0)
+        );
         // A lone entity is picked without the eligibility test.
         let lone = [ent(10, 20)];
         let mut c = sums(&lone, false);
         c.min_vruntime = 0;
         c.avg_vruntime = -5; // V below its vruntime
-        assert_eq!(__pick_eevdf(&c, None, lone.iter().enumerate(), true), Some(0));
+        assert_eq!(
+            __pick_eevdf(&c, None, lone.iter().enumerate(), true),
+            Some(0)
+        );
     }
 
     #[test]
@@ -740,7 +746,7 @@ mod tests {
         );
         assert!(woke);
         assert_eq!(curr.vprot(), curr.vruntime); // protection cancelled
-        // A short slice whose deadline is later does not win but trims the protection.
+                                                 // A short slice whose deadline is later does not win but trims the protection.
         let mut curr = ent(0, 2_800_000);
         curr.vlag = 2_800_000;
         let mut late = ent(0, 3_000_000);
@@ -781,8 +787,17 @@ mod tests {
         let mut c = sums(&tree, false);
         let f = EevdfFeatures::default();
         let [a, _] = &mut tree;
-        reweight_entity(&mut c, None, a, false, 2 * NICE_0_LOAD, &f, 2_800_000, 4_000_000)
-            .unwrap();
+        reweight_entity(
+            &mut c,
+            None,
+            a,
+            false,
+            2 * NICE_0_LOAD,
+            &f,
+            2_800_000,
+            4_000_000,
+        )
+        .unwrap();
         // vlag 500 halves to 250 and is inflated by (1024 + 2048) / 1024 on placement
         // around the V of the remaining entity (1000): v = 1000 - 750.
         assert_eq!((a.vlag, a.vruntime), (250, 250));

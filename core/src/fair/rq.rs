@@ -160,14 +160,7 @@ pub fn requeue_delayed_entity(
                 avg_vruntime_sub(cfs_rq, se);
             }
             se.vlag = 0;
-            place_entity(
-                cfs_rq,
-                curr,
-                se,
-                false,
-                &config.features,
-                config.base_slice,
-            )?;
+            place_entity(cfs_rq, curr, se, false, &config.features, config.base_slice)?;
             if !is_curr {
                 avg_vruntime_add(cfs_rq, se);
             }
