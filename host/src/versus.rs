@@ -6,9 +6,10 @@
 //! switch-out of the workload's tasks): per task, CPU time (sched_switch in → out),
 //! util_avg (time-weighted mean and last value of its `lisa__sched_pelt_se` events),
 //! wake-up latency (`sched_wakeup` → its next switch-in), migrations
-//! (`sched_migrate_task`), context switches (switch-ins); per CPU, busy % (any task but
-//! the idle task on it, trace-cmd and kworkers included). Simulator side: the same from
-//! `Metrics`; what the simulator does not measure is shown as `-`.
+//! (`sched_migrate_task`), context switches (switch-ins), run stretches (switch-in to
+//! switch-out); per CPU, busy % (any task but the idle task on it, trace-cmd and kworkers
+//! included). Simulator side: the same from `Metrics`, under the profile of the kernel's
+//! fair class ([`profile_of`]); what the simulator does not measure is shown as `-`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -276,18 +277,32 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         let _ = writeln!(s, "{name:34} {a:>16} {b:>16}");
     };
     let sim_total: f64 = m.task_cpu_residency_s.values().flatten().sum();
-    let k_total: f64 = m
-        .task_cpu_residency_s
-        .keys()
-        .filter_map(|t| lookup(&k.cpu_s, t))
-        .sum();
+    // Instances of one rt-app task share a comm: the kernel side is their sum, shared
+    // out evenly for the per-task share.
+    let key = |t: &str| {
+        if k.cpu_s.contains_key(&comm_of(t)) {
+            comm_of(t)
+        } else {
+            base_comm(t)
+        }
+    };
+    let mut sharing: BTreeMap<String, usize> = BTreeMap::new();
+    for t in m.task_cpu_residency_s.keys() {
+        *sharing.entry(key(t)).or_default() += 1;
+    }
+    let k_total: f64 = sharing.keys().filter_map(|c| k.cpu_s.get(c)).sum();
+    let k_share = |t: &str| {
+        let c = key(t);
+        let n = sharing.get(&c).copied().unwrap_or(1) as f64;
+        k.cpu_s.get(&c).map(|v| v / n)
+    };
     let share = |v: f64, total: f64| format!("{:.1}", 100.0 * v / total.max(f64::MIN_POSITIVE));
     for (task, per_cpu) in &m.task_cpu_residency_s {
         let sim_cpu: f64 = per_cpu.iter().sum();
         row(
             &mut s,
             &format!("{task} CPU share %"),
-            lookup(&k.cpu_s, task).map_or("-".into(), |&v| share(v, k_total)),
+            k_share(task).map_or("-".into(), |v| share(v, k_total)),
             share(sim_cpu, sim_total),
         );
         row(
