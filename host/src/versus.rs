@@ -6,9 +6,10 @@
 //! switch-out of the workload's tasks): per task, CPU time (sched_switch in → out),
 //! util_avg (time-weighted mean and last value of its `lisa__sched_pelt_se` events),
 //! wake-up latency (`sched_wakeup` → its next switch-in), migrations
-//! (`sched_migrate_task`), context switches (switch-ins); per CPU, busy % (any task but
-//! the idle task on it, trace-cmd and kworkers included). Simulator side: the same from
-//! `Metrics`; what the simulator does not measure is shown as `-`.
+//! (`sched_migrate_task`), context switches (switch-ins), run stretches (switch-in to
+//! switch-out); per CPU, busy % (any task but the idle task on it, trace-cmd and kworkers
+//! included). Simulator side: the same from `Metrics`, under the profile of the kernel's
+//! fair class ([`profile_of`]); what the simulator does not measure is shown as `-`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -38,6 +39,8 @@ pub struct KernelRun {
     pub migrations: u64,
     /// Switch-ins of the workload's tasks.
     pub switches: u64,
+    /// Run stretches of the workload's tasks (switch-in to switch-out, µs): p50, p99.
+    pub stretch_us: (f64, f64),
     /// The window (s).
     pub window_s: f64,
 }
@@ -87,6 +90,7 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
     let mut busy_at_last: BTreeMap<u32, u64> = BTreeMap::new();
     let mut woken: HashMap<i32, u64> = HashMap::new();
     let mut lat: Vec<u64> = Vec::new();
+    let mut stretches: Vec<u64> = Vec::new();
     let mut util: HashMap<String, (u64, u64, u128, u64)> = HashMap::new(); // last ts, last util, integral, first ts
     let (mut first, mut last) = (None::<u64>, 0u64);
     let mut cpu_ns: BTreeMap<String, u64> = BTreeMap::new();
@@ -101,6 +105,9 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
                         *busy.entry(cpu).or_default() += ts.saturating_sub(since);
                         if let Some(c) = pid_comm.get(&pid).filter(|c| ours(c)) {
                             *cpu_ns.entry(c.clone()).or_default() += ts.saturating_sub(since);
+                            if pid != s.next_pid {
+                                stretches.push(ts.saturating_sub(since) / 1000);
+                            }
                             last = ts;
                             // Busy time up to the window's end (running tasks included).
                             busy_at_last = busy.clone();
@@ -164,6 +171,8 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
     }
     lat.sort_unstable();
     k.latency_us = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.len());
+    stretches.sort_unstable();
+    k.stretch_us = (percentile(&stretches, 50.0), percentile(&stretches, 99.0));
     Ok(k)
 }
 
@@ -233,10 +242,25 @@ pub fn run(dir: &Path, platform: Option<&Path>) -> anyhow::Result<(Capture, Kern
         hz: 250,
         seed: 0,
     };
-    let m = simulate_workload(&plat, &w, &Profile::MAINLINE, &cfg)?;
+    let m = simulate_workload(&plat, &w, &profile_of(&cap.kernel), &cfg)?;
     let names: Vec<String> = m.task_cpu_residency_s.keys().cloned().collect();
     let k = kernel_run(&cap.report, &names)?;
     Ok((cap, k, m))
+}
+
+/// The profile whose fair class the captured kernel runs: the 6.1 CFS (`fair-cfs`)
+/// before 6.6, EEVDF with delayed dequeue (`mainline`) from 6.12 on (6.6-6.11, EEVDF
+/// without delayed dequeue, have no profile of their own: `mainline`).
+pub fn profile_of(kernel: &str) -> Profile {
+    let mut v = kernel
+        .split(|ch: char| !ch.is_ascii_digit())
+        .map(|n| n.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (v.next().unwrap_or(0), v.next().unwrap_or(0));
+    if (major, minor) < (6, 6) {
+        Profile::from_name("fair-cfs").unwrap_or(Profile::MAINLINE)
+    } else {
+        Profile::MAINLINE
+    }
 }
 
 /// The side-by-side table.
@@ -247,13 +271,40 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         "{:34} {:>16} {:>16}",
         "metric",
         format!("kernel {}", cap.kernel.split('+').next().unwrap_or("")),
-        "simulator"
+        format!("sim {}", m.profile)
     );
     let row = |s: &mut String, name: &str, a: String, b: String| {
         let _ = writeln!(s, "{name:34} {a:>16} {b:>16}");
     };
+    let sim_total: f64 = m.task_cpu_residency_s.values().flatten().sum();
+    // Instances of one rt-app task share a comm: the kernel side is their sum, shared
+    // out evenly for the per-task share.
+    let key = |t: &str| {
+        if k.cpu_s.contains_key(&comm_of(t)) {
+            comm_of(t)
+        } else {
+            base_comm(t)
+        }
+    };
+    let mut sharing: BTreeMap<String, usize> = BTreeMap::new();
+    for t in m.task_cpu_residency_s.keys() {
+        *sharing.entry(key(t)).or_default() += 1;
+    }
+    let k_total: f64 = sharing.keys().filter_map(|c| k.cpu_s.get(c)).sum();
+    let k_share = |t: &str| {
+        let c = key(t);
+        let n = sharing.get(&c).copied().unwrap_or(1) as f64;
+        k.cpu_s.get(&c).map(|v| v / n)
+    };
+    let share = |v: f64, total: f64| format!("{:.1}", 100.0 * v / total.max(f64::MIN_POSITIVE));
     for (task, per_cpu) in &m.task_cpu_residency_s {
         let sim_cpu: f64 = per_cpu.iter().sum();
+        row(
+            &mut s,
+            &format!("{task} CPU share %"),
+            k_share(task).map_or("-".into(), |v| share(v, k_total)),
+            share(sim_cpu, sim_total),
+        );
         row(
             &mut s,
             &format!("{task} CPU time (s)"),
@@ -304,7 +355,13 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         &mut s,
         "context switches (switch-ins)",
         k.switches.to_string(),
-        "-".into(),
+        m.context_switches.to_string(),
+    );
+    row(
+        &mut s,
+        "run stretch p50 / p99 (us)",
+        format!("{:.0} / {:.0}", k.stretch_us.0, k.stretch_us.1),
+        format!("{:.0} / {:.0}", m.run_stretch_us.p50, m.run_stretch_us.p99),
     );
     let _ = writeln!(
         s,

@@ -322,6 +322,30 @@ pub fn wakeup_preempt_entity(
     i32::from(vdiff > gran)
 }
 
+/// 6.1 `pick_next_entity()` without buddies: the leftmost entity of the tree (smallest
+/// vruntime; `tree` in tree order, first inserted first among equals), or curr (still
+/// queued, passed as `curr`) when its vruntime is strictly smaller.
+///
+/// The NEXT/LAST/SKIP buddies are not modelled: NEXT_BUDDY is off by default, LAST_BUDDY
+/// only acts with `sched_nr_latency` (8) or more tasks running, and SKIP is `yield`.
+pub fn pick_next_entity<K: Copy>(
+    curr: Option<(K, u64)>,
+    tree: impl Iterator<Item = (K, u64)>,
+) -> Option<K> {
+    let before = |a: u64, b: u64| (a.wrapping_sub(b) as i64) < 0; // entity_before()
+    let mut left: Option<(K, u64)> = None;
+    for (k, v) in tree {
+        if left.is_none_or(|(_, l)| before(v, l)) {
+            left = Some((k, v));
+        }
+    }
+    match (left, curr) {
+        (None, c) => c.map(|(k, _)| k),
+        (Some((_, l)), Some((k, c))) if before(c, l) => Some(k),
+        (Some((k, _)), _) => Some(k),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +366,18 @@ mod tests {
             se_on_rq: true,
             cfs_weight: NICE_0_LOAD,
         }]
+    }
+
+    #[test]
+    fn pick_next_entity_prefers_curr_only_when_strictly_before() {
+        let tree = [(1, 50u64), (2, 40), (3, 40)];
+        assert_eq!(pick_next_entity(None, tree.into_iter()), Some(2));
+        assert_eq!(pick_next_entity(Some((9, 40)), tree.into_iter()), Some(2));
+        assert_eq!(pick_next_entity(Some((9, 39)), tree.into_iter()), Some(9));
+        assert_eq!(pick_next_entity(Some((9, 39)), [].into_iter()), Some(9));
+        // vruntimes compare through the 2^64 wrap.
+        let wrap = [(1, u64::MAX - 5), (2, 3)];
+        assert_eq!(pick_next_entity::<i32>(None, wrap.into_iter()), Some(1));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! This file is the mainline commit the fixtures name: the reference is `min_vruntime`
 //! (before v6.18's `zero_vruntime`), and `avg_vruntime()` has no side effects.
 
-use super::weight::{calc_delta_fair, LoadWeight};
+use super::weight::{calc_delta_fair, update_load_add, update_load_sub, LoadWeight};
 use super::{clamp_i64, div_s64, min_vruntime, DivideTrap};
 use crate::math::scale_load_down;
 use crate::profile::{FairClass, Profile};
@@ -366,6 +366,151 @@ pub fn protect_slice(se: &SchedEntity) -> bool {
     (se.vprot().wrapping_sub(se.vruntime) as i64) > 0
 }
 
+/// `update_protect_slice()`: a shorter slice queued since curr was picked cuts its
+/// protection to `vruntime + min_slice / w` (never extends it).
+pub fn update_protect_slice(se: &mut SchedEntity, min_slice: u64) {
+    let end = se
+        .vruntime
+        .wrapping_add(calc_delta_fair(min_slice, &mut se.load));
+    se.vlag = min_vruntime(se.vprot(), end) as i64; // vprot shares vlag's storage
+}
+
+/// `cancel_protect_slice()`: a protected curr loses the rest of its protection.
+pub fn cancel_protect_slice(se: &mut SchedEntity) {
+    if protect_slice(se) {
+        se.vlag = se.vruntime as i64; // vprot = vruntime
+    }
+}
+
+/// `entity_before()` of EEVDF's tree: `a`'s deadline is earlier (signed difference).
+pub fn entity_before(a: &SchedEntity, b: &SchedEntity) -> bool {
+    (a.deadline.wrapping_sub(b.deadline) as i64) < 0
+}
+
+/// `PREEMPT_SHORT` (features.h, default on since v6.12): a waking entity with a shorter
+/// slice than curr may cut curr's slice protection.
+pub const PREEMPT_SHORT: bool = true;
+
+/// `__pick_eevdf()`: among the entities in the tree (`tree`, in tree order for equal
+/// deadlines: first inserted first) and curr, the eligible one with the earliest virtual
+/// deadline; curr while it is eligible and (with `protect`) inside its protected slice.
+///
+/// The kernel's augmented-tree search finds the leftmost eligible entity in deadline
+/// order; scanning every entity for the earliest eligible deadline finds the same one.
+/// Trap: with one entity queued the eligibility test is skipped — an ineligible (delayed)
+/// lone entity is still picked. `curr` is `cfs_rq->curr` (its `on_rq` says whether it is
+/// still queued); `None` when the tree is empty and curr is gone.
+pub fn __pick_eevdf<'a, K: Copy + 'a>(
+    cfs_rq: &CfsRq,
+    curr: Option<(K, &SchedEntity)>,
+    tree: impl Iterator<Item = (K, &'a SchedEntity)>,
+    protect: bool,
+) -> Option<K> {
+    let view = curr.map(|(_, se)| se.as_curr());
+    let mut leftmost: Option<(K, &SchedEntity)> = None;
+    let mut best: Option<(K, &SchedEntity)> = None;
+    for (k, se) in tree {
+        if leftmost.is_none_or(|(_, l)| entity_before(se, l)) {
+            leftmost = Some((k, se));
+        }
+        if best.is_none_or(|(_, b)| entity_before(se, b)) && entity_eligible(cfs_rq, view, se) {
+            best = Some((k, se));
+        }
+    }
+    if cfs_rq.nr_queued == 1 {
+        return match curr {
+            Some((k, se)) if se.on_rq => Some(k),
+            _ => leftmost.map(|(k, _)| k),
+        };
+    }
+    let curr = curr.filter(|(_, se)| se.on_rq && entity_eligible(cfs_rq, view, se));
+    if let Some((k, se)) = curr {
+        if protect && protect_slice(se) {
+            return Some(k);
+        }
+    }
+    match (best, curr) {
+        (None, Some((k, _))) => Some(k),
+        (Some((_, b)), Some((k, c))) if entity_before(c, b) => Some(k),
+        (b, _) => b.map(|(k, _)| k),
+    }
+}
+
+/// The EEVDF part of `check_preempt_wakeup_fair()`, once curr's entity `se` and the woken
+/// entity `pse` (in the tree) share `cfs_rq` and curr's time is accounted: preempt when
+/// `pse` is what `__pick_eevdf()` now picks — ignoring curr's protection when `pse` asks
+/// for a shorter slice (PREEMPT_SHORT), which then also cancels that protection; a
+/// shorter slice that does not win still trims curr's protection (RUN_TO_PARITY).
+/// `min_slice` is `cfs_rq_min_slice()` with `pse` queued.
+pub fn check_preempt_wakeup_fair<'a, K: Copy + PartialEq + 'a>(
+    cfs_rq: &CfsRq,
+    se: (K, &mut SchedEntity),
+    pse: (K, &SchedEntity),
+    tree: impl Iterator<Item = (K, &'a SchedEntity)>,
+    min_slice: u64,
+    features: &EevdfFeatures,
+) -> bool {
+    let do_preempt_short = PREEMPT_SHORT && pse.1.slice < se.1.slice;
+    let picked = __pick_eevdf(cfs_rq, Some((se.0, &*se.1)), tree, !do_preempt_short);
+    if picked == Some(pse.0) {
+        if do_preempt_short {
+            cancel_protect_slice(se.1);
+        }
+        return true;
+    }
+    if features.run_to_parity && do_preempt_short {
+        update_protect_slice(se.1, min_slice);
+    }
+    false
+}
+
+/// `reweight_entity()` for one entity of `cfs_rq`, up to (not including) its final
+/// `update_min_vruntime()`: a queued entity's lag is taken and it leaves the sums (unless
+/// it is curr, which the sums never hold), its `vlag` and relative deadline are rescaled by
+/// `old / new` weight (`div_s64()`: s32 divisor) and it is placed again with that lag.
+/// `curr` is `cfs_rq->curr` as the sums see it (`se` itself when `is_curr`).
+#[allow(clippy::too_many_arguments)] // the kernel reads these from se, cfs_rq and sysctls
+pub fn reweight_entity(
+    cfs_rq: &mut CfsRq,
+    curr: Option<Curr>,
+    se: &mut SchedEntity,
+    is_curr: bool,
+    weight: u64,
+    features: &EevdfFeatures,
+    base_slice: u64,
+    tick_nsec: u64,
+) -> Result<(), DivideTrap> {
+    if se.on_rq {
+        update_entity_lag(cfs_rq, curr, se, tick_nsec)?;
+        se.deadline = se.deadline.wrapping_sub(se.vruntime);
+        se.rel_deadline = true;
+        cfs_rq.nr_queued = cfs_rq.nr_queued.wrapping_sub(1);
+        if !is_curr {
+            avg_vruntime_sub(cfs_rq, se);
+        }
+        update_load_sub(&mut cfs_rq.load, se.load.weight);
+    }
+    let old = se.load.weight;
+    let divisor = weight as i32; // div_s64() takes the low 32 bits
+                                 // `vlag * load.weight`: s64 times unsigned long, the same bits as a wrapping i64.
+    se.vlag = div_s64(se.vlag.wrapping_mul(old as i64), divisor)?;
+    if se.rel_deadline {
+        let d = se.deadline.wrapping_mul(old) as i64; // u64 product read as s64
+        se.deadline = div_s64(d, divisor)? as u64;
+    }
+    se.load = LoadWeight::new(weight);
+    if se.on_rq {
+        let curr = if is_curr { Some(se.as_curr()) } else { curr };
+        place_entity(cfs_rq, curr, se, false, features, base_slice)?;
+        update_load_add(&mut cfs_rq.load, weight);
+        if !is_curr {
+            avg_vruntime_add(cfs_rq, se);
+        }
+        cfs_rq.nr_queued = cfs_rq.nr_queued.wrapping_add(1);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,6 +663,148 @@ mod tests {
         let c = rq(0, 0, 0);
         update_entity_lag(&c, None, &mut se, 1_000_000).unwrap();
         assert_eq!(se.vlag, -1000);
+    }
+
+    fn ent(vruntime: u64, deadline: u64) -> SchedEntity {
+        SchedEntity {
+            load: LoadWeight::new(NICE_0_LOAD),
+            vruntime,
+            deadline,
+            slice: 2_800_000,
+            on_rq: true,
+            ..SchedEntity::default()
+        }
+    }
+
+    /// A cfs_rq whose sums hold `tree` (min_vruntime 0).
+    fn sums(tree: &[SchedEntity], curr: bool) -> CfsRq {
+        let mut c = CfsRq::default();
+        for se in tree {
+            avg_vruntime_add(&mut c, se);
+        }
+        c.nr_queued = tree.len() as u32 + u32::from(curr);
+        c
+    }
+
+    #[test]
+    fn pick_eevdf_takes_the_earliest_eligible_deadline_not_the_leftmost() {
+        // V = 200: entity 0 (v 400, earliest deadline) is not eligible.
+        let tree = [ent(400, 500), ent(0, 900), ent(200, 700)];
+        let c = sums(&tree, false);
+        let it = || tree.iter().enumerate();
+        assert_eq!(__pick_eevdf(&c, None, it(), true), Some(2));
+        // Equal deadlines: the first in tree order.
+        let tree = [ent(0, 700), ent(0, 700)];
+        let c = sums(&tree, false);
+        assert_eq!(
+            __pick_eevdf(&c, None, tree.iter().enumerate(), true),
+            Some(0)
+        );
+        // A lone entity is picked without the eligibility test.
+        let lone = [ent(10, 20)];
+        let mut c = sums(&lone, false);
+        c.min_vruntime = 0;
+        c.avg_vruntime = -5; // V below its vruntime
+        assert_eq!(
+            __pick_eevdf(&c, None, lone.iter().enumerate(), true),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn pick_eevdf_keeps_a_protected_curr_and_prefers_an_earlier_curr_deadline() {
+        let tree = [ent(0, 300)];
+        let mut curr = ent(0, 1000);
+        curr.vlag = 500; // vprot ahead of vruntime: protected
+        let c = sums(&tree, true);
+        let it = || tree.iter().map(|se| (1usize, se));
+        assert_eq!(__pick_eevdf(&c, Some((9, &curr)), it(), true), Some(9));
+        assert_eq!(__pick_eevdf(&c, Some((9, &curr)), it(), false), Some(1));
+        curr.deadline = 200;
+        assert_eq!(__pick_eevdf(&c, Some((9, &curr)), it(), false), Some(9));
+        // A curr that left the runqueue is not a candidate.
+        curr.on_rq = false;
+        assert_eq!(__pick_eevdf(&c, Some((9, &curr)), it(), true), Some(1));
+    }
+
+    #[test]
+    fn preempt_short_cancels_the_protection_and_a_losing_short_slice_trims_it() {
+        let f = EevdfFeatures::default();
+        let mut curr = ent(0, 2_800_000);
+        curr.vlag = 2_800_000; // protected up to its deadline
+        let mut short = ent(0, 100_000);
+        short.slice = 100_000;
+        let c = sums(&[short], true);
+        let tree = [short];
+        let woke = check_preempt_wakeup_fair(
+            &c,
+            (0usize, &mut curr),
+            (1, &short),
+            tree.iter().map(|se| (1usize, se)),
+            100_000,
+            &f,
+        );
+        assert!(woke);
+        assert_eq!(curr.vprot(), curr.vruntime); // protection cancelled
+                                                 // A short slice whose deadline is later does not win but trims the protection.
+        let mut curr = ent(0, 2_800_000);
+        curr.vlag = 2_800_000;
+        let mut late = ent(0, 3_000_000);
+        late.slice = 100_000;
+        let tree = [late];
+        let woke = check_preempt_wakeup_fair(
+            &c,
+            (0usize, &mut curr),
+            (1, &late),
+            tree.iter().map(|se| (1usize, se)),
+            100_000,
+            &f,
+        );
+        assert!(!woke);
+        assert_eq!(curr.vprot(), 100_000);
+        assert!(entity_before(&curr, &late));
+    }
+
+    #[test]
+    fn update_and_cancel_protect_slice_only_shorten() {
+        let mut se = ent(1000, 9000);
+        se.vlag = 5000;
+        update_protect_slice(&mut se, 10_000_000);
+        assert_eq!(se.vprot(), 5000);
+        update_protect_slice(&mut se, 1000);
+        assert_eq!(se.vprot(), 2000);
+        cancel_protect_slice(&mut se);
+        assert_eq!(se.vprot(), 1000);
+        se.vlag = 10; // already unprotected: unchanged
+        cancel_protect_slice(&mut se);
+        assert_eq!(se.vprot(), 10);
+    }
+
+    #[test]
+    fn reweight_entity_of_a_queued_entity_keeps_its_lag_in_real_time() {
+        // Two nice-0 entities at V = 500; entity 0 (v 0, lag 500) doubles its weight.
+        let mut tree = [ent(0, 3_000_000), ent(1000, 3_000_000)];
+        let mut c = sums(&tree, false);
+        let f = EevdfFeatures::default();
+        let [a, _] = &mut tree;
+        reweight_entity(
+            &mut c,
+            None,
+            a,
+            false,
+            2 * NICE_0_LOAD,
+            &f,
+            2_800_000,
+            4_000_000,
+        )
+        .unwrap();
+        // vlag 500 halves to 250 and is inflated by (1024 + 2048) / 1024 on placement
+        // around the V of the remaining entity (1000): v = 1000 - 750.
+        assert_eq!((a.vlag, a.vruntime), (250, 250));
+        assert_eq!(a.deadline, 250 + 1_500_000);
+        assert_eq!((c.avg_load, c.nr_queued), (3072, 2));
+        // load.weight: the sums helper started it at 0; -1 MiB + 2 MiB.
+        assert_eq!(c.load.weight, NICE_0_LOAD);
     }
 
     #[test]

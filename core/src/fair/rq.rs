@@ -22,9 +22,9 @@ use super::eevdf::{
 };
 use super::sysctl::__setparam_fair;
 use super::weight::{
-    calc_delta_fair, set_load_weight, update_load_add, update_load_sub, FairPolicy, LoadWeight,
+    calc_delta_fair, set_load_weight, update_load_add, update_load_sub, FairPolicy,
 };
-use super::{div_s64, min_vruntime, DivideTrap};
+use super::{min_vruntime, DivideTrap};
 use crate::profile::Profile;
 
 /// Default entity capacity of an [`EevdfRq`] for callers without a reason to pick
@@ -98,6 +98,77 @@ pub struct DequeueFlags {
     pub save: bool,
     /// `DEQUEUE_MOVE`.
     pub r#move: bool,
+}
+
+/// `dequeue_entity()` of one entity of `cfs_rq` (whose sums hold it unless it is curr),
+/// up to (not including) the final `update_min_vruntime()`: `Ok(false)` when the dequeue
+/// is delayed (DELAY_DEQUEUE: a sleeping entity that is not eligible stays queued with
+/// `sched_delayed`), else the entity leaves with its lag saved (its deadline made relative
+/// unless it sleeps); finishing a delayed dequeue cuts a positive lag (DELAY_ZERO).
+pub fn dequeue_entity(
+    cfs_rq: &mut CfsRq,
+    curr: Option<Curr>,
+    se: &mut SchedEntity,
+    is_curr: bool,
+    flags: DequeueFlags,
+    config: &EevdfConfig,
+) -> Result<bool, DivideTrap> {
+    let f = config.features;
+    if !flags.delayed {
+        let delay = flags.sleep && !flags.special;
+        if f.delay_dequeue && delay && !entity_eligible(cfs_rq, curr, se) {
+            se.sched_delayed = true;
+            return Ok(false);
+        }
+    }
+    update_entity_lag(cfs_rq, curr, se, config.tick_nsec)?;
+    if f.place_rel_deadline && !flags.sleep {
+        se.deadline = se.deadline.wrapping_sub(se.vruntime);
+        se.rel_deadline = true;
+    }
+    if !is_curr {
+        avg_vruntime_sub(cfs_rq, se);
+    }
+    se.on_rq = false;
+    update_load_sub(&mut cfs_rq.load, se.load.weight);
+    cfs_rq.nr_queued = cfs_rq.nr_queued.wrapping_sub(1);
+    if flags.delayed {
+        // finish_delayed_dequeue_entity()
+        se.sched_delayed = false;
+        if f.delay_zero && se.vlag > 0 {
+            se.vlag = 0;
+        }
+    }
+    Ok(true)
+}
+
+/// `requeue_delayed_entity()`: a delayed entity of `cfs_rq` (in its sums unless curr)
+/// wakes up. With DELAY_ZERO its lag is recomputed and, if positive, it is placed again
+/// with zero lag; the delayed flag clears.
+pub fn requeue_delayed_entity(
+    cfs_rq: &mut CfsRq,
+    curr: Option<Curr>,
+    se: &mut SchedEntity,
+    is_curr: bool,
+    config: &EevdfConfig,
+) -> Result<(), DivideTrap> {
+    if config.features.delay_zero {
+        update_entity_lag(cfs_rq, curr, se, config.tick_nsec)?;
+        if se.vlag > 0 {
+            cfs_rq.nr_queued = cfs_rq.nr_queued.wrapping_sub(1);
+            if !is_curr {
+                avg_vruntime_sub(cfs_rq, se);
+            }
+            se.vlag = 0;
+            place_entity(cfs_rq, curr, se, false, &config.features, config.base_slice)?;
+            if !is_curr {
+                avg_vruntime_add(cfs_rq, se);
+            }
+            cfs_rq.nr_queued = cfs_rq.nr_queued.wrapping_add(1);
+        }
+    }
+    se.sched_delayed = false;
+    Ok(())
 }
 
 /// An entity slot: the entity and whether it sits in the (unmodelled) rbtree.
@@ -224,13 +295,6 @@ impl<const N: usize> EevdfRq<N> {
         }
     }
 
-    fn update_entity_lag(&mut self, i: usize) -> Result<(), RqError> {
-        let curr = self.curr_view();
-        let e = self.entities.get_mut(i).ok_or(RqError::NoEntity(i))?;
-        update_entity_lag(&self.cfs, curr, &mut e.se, self.config.tick_nsec)?;
-        Ok(())
-    }
-
     fn place_entity(&mut self, i: usize, initial: bool) -> Result<(), RqError> {
         let curr = self.curr_view();
         let e = self.entities.get_mut(i).ok_or(RqError::NoEntity(i))?;
@@ -274,42 +338,19 @@ impl<const N: usize> EevdfRq<N> {
     /// entity leaves with its lag saved (and its deadline made relative unless it sleeps).
     pub fn dequeue_entity(&mut self, i: usize, flags: DequeueFlags) -> Result<bool, RqError> {
         self.check(i)?;
-        let f = self.config.features;
-        if !flags.delayed {
-            let delay = flags.sleep && !flags.special;
-            if f.delay_dequeue && delay && !self.entity_eligible(i)? {
-                self.se_mut(i)?.sched_delayed = true;
-                return Ok(false);
-            }
-        }
-        self.update_entity_lag(i)?;
         let is_curr = self.curr == Some(i);
-        {
-            let se = self.se_mut(i)?;
-            if f.place_rel_deadline && !flags.sleep {
-                se.deadline = se.deadline.wrapping_sub(se.vruntime);
-                se.rel_deadline = true;
-            }
+        let curr = self.curr_view();
+        let cfg = self.config;
+        let e = self.entities.get_mut(i).ok_or(RqError::NoEntity(i))?;
+        if !dequeue_entity(&mut self.cfs, curr, &mut e.se, is_curr, flags, &cfg)? {
+            return Ok(false);
         }
         if !is_curr {
-            self.__dequeue_entity(i);
+            e.in_tree = false;
         }
-        let se = self.se_mut(i)?;
-        se.on_rq = false;
-        let weight = se.load.weight;
-        update_load_sub(&mut self.cfs.load, weight);
-        self.cfs.nr_queued = self.cfs.nr_queued.wrapping_sub(1);
         // (flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE
         if !flags.save || flags.r#move {
             self.update_min_vruntime();
-        }
-        if flags.delayed {
-            // finish_delayed_dequeue_entity()
-            let se = self.se_mut(i)?;
-            se.sched_delayed = false;
-            if f.delay_zero && se.vlag > 0 {
-                se.vlag = 0;
-            }
         }
         Ok(true)
     }
@@ -318,23 +359,11 @@ impl<const N: usize> EevdfRq<N> {
     /// recomputed and, if positive, it is placed again with zero lag.
     pub fn requeue_delayed_entity(&mut self, i: usize) -> Result<(), RqError> {
         self.check(i)?;
-        if self.config.features.delay_zero {
-            self.update_entity_lag(i)?;
-            if self.se(i)?.vlag > 0 {
-                let is_curr = self.curr == Some(i);
-                self.cfs.nr_queued = self.cfs.nr_queued.wrapping_sub(1);
-                if !is_curr {
-                    self.__dequeue_entity(i);
-                }
-                self.se_mut(i)?.vlag = 0;
-                self.place_entity(i, false)?;
-                if !is_curr {
-                    self.__enqueue_entity(i);
-                }
-                self.cfs.nr_queued = self.cfs.nr_queued.wrapping_add(1);
-            }
-        }
-        self.se_mut(i)?.sched_delayed = false;
+        let is_curr = self.curr == Some(i);
+        let curr = self.curr_view();
+        let cfg = self.config;
+        let e = self.entities.get_mut(i).ok_or(RqError::NoEntity(i))?;
+        requeue_delayed_entity(&mut self.cfs, curr, &mut e.se, is_curr, &cfg)?;
         Ok(())
     }
 
@@ -396,36 +425,21 @@ impl<const N: usize> EevdfRq<N> {
     pub fn reweight_entity(&mut self, i: usize, weight: u64) -> Result<(), RqError> {
         self.check(i)?;
         let is_curr = self.curr == Some(i);
-        let on_rq = self.se(i)?.on_rq;
-        if on_rq {
-            self.update_entity_lag(i)?;
-            let se = self.se_mut(i)?;
-            se.deadline = se.deadline.wrapping_sub(se.vruntime);
-            se.rel_deadline = true;
-            self.cfs.nr_queued = self.cfs.nr_queued.wrapping_sub(1);
-            if !is_curr {
-                self.__dequeue_entity(i);
-            }
-            let old = self.se(i)?.load.weight;
-            update_load_sub(&mut self.cfs.load, old);
-        }
-        let se = self.se_mut(i)?;
-        let old = se.load.weight;
-        let divisor = weight as i32; // div_s64() takes the low 32 bits
-                                     // `vlag * load.weight`: s64 times unsigned long, the same bits as a wrapping i64.
-        se.vlag = div_s64(se.vlag.wrapping_mul(old as i64), divisor)?;
-        if se.rel_deadline {
-            let d = se.deadline.wrapping_mul(old) as i64; // u64 product read as s64
-            se.deadline = div_s64(d, divisor)? as u64;
-        }
-        se.load = LoadWeight::new(weight);
-        if on_rq {
-            self.place_entity(i, false)?;
-            update_load_add(&mut self.cfs.load, weight);
-            if !is_curr {
-                self.__enqueue_entity(i);
-            }
-            self.cfs.nr_queued = self.cfs.nr_queued.wrapping_add(1);
+        let curr = self.curr_view();
+        let cfg = self.config;
+        let e = self.entities.get_mut(i).ok_or(RqError::NoEntity(i))?;
+        // The entity stays in (or out of) the tree: `in_tree` does not change.
+        super::eevdf::reweight_entity(
+            &mut self.cfs,
+            curr,
+            &mut e.se,
+            is_curr,
+            weight,
+            &cfg.features,
+            cfg.base_slice,
+            cfg.tick_nsec,
+        )?;
+        if e.se.on_rq {
             self.update_min_vruntime();
         }
         Ok(())
@@ -474,7 +488,7 @@ impl<const N: usize> EevdfRq<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fair::NICE_0_LOAD;
+    use crate::fair::{LoadWeight, NICE_0_LOAD};
 
     const V0: u64 = u64::MAX - (1 << 20) + 1; // a fresh cfs_rq: 2^64 - 2^20
 

@@ -205,12 +205,16 @@ pub struct GroupRq {
     pub h_nr_running: u32,
     /// `cfs_rq->min_vruntime`.
     pub min_vruntime: u64,
+    /// The group entity's `sum_exec_runtime` (task time its tasks ran here, ns).
+    pub sum_exec: u64,
+    /// Its `prev_sum_exec_runtime` (at its last `set_next_entity()`).
+    pub prev_sum_exec: u64,
     /// `cfs_rq->tg_load_avg_contrib` and `last_update_tg_load_avg` (rq clock, ns).
     pub tg: TgLoadContrib,
     /// The group entity's `load.weight` (scaled).
     pub se_weight: u64,
-    /// The group entity's vruntime.
-    pub se_vruntime: u64,
+    /// The group entity (vruntime, deadline, lag, slice, weight, queued).
+    pub se: schedmath::fair::eevdf::SchedEntity,
     /// The group entity is queued in the parent.
     pub se_on_rq: bool,
 }

@@ -12,6 +12,9 @@
 //!   `cpuidle_enter_state()` counts it; a stay still open at the end is closed there);
 //! * `wakeup_latency_us`: activation (enqueue) to first run, including the idle state's
 //!   exit latency; nearest-rank percentiles;
+//! * `context_switches`: switch-ins of a task on a CPU that ran another task or idled;
+//!   `run_stretch_us`: percentiles of how long a task ran once switched in (the slices
+//!   the fair class gave it; a stretch still running at the end is not counted);
 //! * `deadline_misses`: per task, timer activations reached after their expiry (the
 //!   period's work was not done before the next activation);
 //! * `work_done_ms`: per task, work in ms at capacity 1024 and the reference frequency;
@@ -101,6 +104,10 @@ pub struct Metrics {
     pub wakeups: u64,
     /// Percentiles (µs).
     pub wakeup_latency_us: Latency,
+    /// Switch-ins: a CPU starts running a task other than the one it ran (or idle).
+    pub context_switches: u64,
+    /// Run stretches (switch-in to switch-out of a task: the slices it got), µs.
+    pub run_stretch_us: Latency,
     /// {task: misses}.
     pub deadline_misses: BTreeMap<String, u64>,
     /// {task: ms}.
@@ -143,6 +150,8 @@ pub struct Recorder {
     work: Vec<u64>,
     misses: Vec<u64>,
     latencies: Vec<u64>,
+    switches: u64,
+    stretches: Vec<u64>,
     energy_uw_ns: u128,
     est_acc: u128,
     est_last: (u64, u128),
@@ -160,6 +169,16 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// Per-mille percentile `p` (nearest rank: ceil(p/1000 × n) - 1) of sorted ns, in µs.
+fn percentile_us(sorted: &[u64], p: u64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let n = sorted.len() as u64;
+    let rank = (p * n).div_ceil(1000).max(1) - 1;
+    round6(sorted[rank as usize] as f64 / 1e3)
+}
+
 impl Recorder {
     /// Empty accumulators for `names` tasks on `platform`.
     pub fn new(platform: &Platform, names: &[String], cfg: &SimConfig) -> Self {
@@ -172,6 +191,8 @@ impl Recorder {
             work: vec![0; names.len()],
             misses: vec![0; names.len()],
             latencies: Vec::new(),
+            switches: 0,
+            stretches: Vec::new(),
             energy_uw_ns: 0,
             est_acc: 0,
             est_last: (0, 0),
@@ -227,6 +248,16 @@ impl Recorder {
         self.latencies.push(ns);
     }
 
+    /// A CPU switched to another task.
+    pub fn switch_in(&mut self) {
+        self.switches += 1;
+    }
+
+    /// A task stopped running after `ns` on the CPU (preempted, asleep or moved).
+    pub fn run_stretch(&mut self, ns: u64) {
+        self.stretches.push(ns);
+    }
+
     /// The overutilized flag at `now`.
     pub fn set_ou(&mut self, now: u64, on: bool) {
         match (self.ou_since, on) {
@@ -270,15 +301,10 @@ impl Recorder {
         }
         let mut lat = self.latencies.clone();
         lat.sort_unstable();
-        let pct = |p: u64| -> f64 {
-            if lat.is_empty() {
-                return 0.0;
-            }
-            // nearest rank: ceil(p/1000 × n) - 1
-            let n = lat.len() as u64;
-            let rank = (p * n).div_ceil(1000).max(1) - 1;
-            round6(lat[rank as usize] as f64 / 1e3)
-        };
+        let pct = |p: u64| percentile_us(&lat, p);
+        let mut stretch = std::mem::take(&mut self.stretches);
+        stretch.sort_unstable();
+        let spct = |p: u64| percentile_us(&stretch, p);
         let per_state = |f: &dyn Fn(&CpuIdle, usize) -> u64| -> BTreeMap<usize, Vec<u64>> {
             idle.iter()
                 .enumerate()
@@ -334,6 +360,13 @@ impl Recorder {
                 p90: pct(900),
                 p99: pct(990),
                 p999: pct(999),
+            },
+            context_switches: self.switches,
+            run_stretch_us: Latency {
+                p50: spct(500),
+                p90: spct(900),
+                p99: spct(990),
+                p999: spct(999),
             },
             deadline_misses: self.names.iter().cloned().zip(self.misses).collect(),
             work_done_ms: self

@@ -152,6 +152,9 @@ pub struct PhaseAttrs {
     pub uclamp_max: Option<u32>,
     /// New task group (its chain, top-level group first; empty: the root).
     pub group: Option<Vec<SimGroup>>,
+    /// `sched_attr.sched_runtime` of a fair policy: the EEVDF custom slice (ns, clamped
+    /// to 0.1..=100 ms by the kernel; 0: back to the base slice).
+    pub slice_ns: Option<u64>,
 }
 
 impl PhaseAttrs {
@@ -352,6 +355,12 @@ pub fn tasks_from_workload(w: &Workload) -> Result<Vec<SimTask>, SimError> {
                     uclamp_min: ph.uclamp.min,
                     uclamp_max: ph.uclamp.max,
                     group: ph.group.as_deref().map(|g| group_chain(&w.groups, g)),
+                    // The task-level slice is set with the first phase's attributes.
+                    slice_ns: ph.custom_slice_ns.or(if phases.is_empty() {
+                        t.custom_slice_ns
+                    } else {
+                        None
+                    }),
                 },
                 loops: loops(ph.loops).unwrap_or(u64::MAX),
                 steps,

@@ -5,23 +5,14 @@
 //! Simplifications (documented, deliberate):
 //! * RT above fair; among RT tasks the highest priority, FIFO order within a priority
 //!   (no RR slice, no RT throttling). No deadline class.
-//! * Fair sharing is a CFS-like vruntime model, not EEVDF's eligibility/deadline: an
-//!   entity's `vruntime` advances by `delta_exec × 1024 / weight` (a task:
-//!   `sched_prio_to_weight`, SCHED_IDLE weight 3; a group entity: its
-//!   `calc_group_shares()` weight, see [`super::group`]). The pick is hierarchical: in
-//!   the root cfs_rq the entity (task or group) with the smallest vruntime, then the same
-//!   inside that group, down to a task. At the tick the current task yields once it ran
-//!   a base slice and that pick would choose another task. Wake-up preemption is the
-//!   kernel's rule at the level where the two tasks' entities share a cfs_rq
-//!   (`find_matching_se()`): an idle entity (SCHED_IDLE task, idle group) is preempted by
-//!   a non-idle one and never preempts one; two non-idle entities compare vruntimes (the
-//!   waking one preempts when a base slice below); a waking SCHED_IDLE task does not
-//!   preempt. A waking or migrating task (and a group entity becoming runnable) is placed
-//!   at `max(vruntime, min_vruntime - slice / 2)` of its cfs_rq (sleeper credit).
+//! * The fair class (EEVDF or the 6.1 CFS per profile) is in [`super::engine`]'s `fair`
+//!   module: each cfs_rq keeps its `min_vruntime` here (the root's) or in its
+//!   [`GroupRq`], each entity its core `SchedEntity`.
 //! * The root cfs_rq's PELT signals (what schedutil, EAS and overutilized read) are the
 //!   flat sum of every fair task's contribution: its `load.weight` is the sum of task
 //!   weights and tasks attach to it directly, grouped or not (the kernel propagates group
-//!   entities' averages instead). No delayed dequeue.
+//!   entities' averages instead). A delayed task (EEVDF's delayed dequeue) keeps its
+//!   weight there until its dequeue finishes; it is not runnable.
 //! * `irq` (`rq->avg_irq`) is fed from a uniform irq rate (`irq_pct`, from the
 //!   workload's `schedmath.irq_pct`), not from interrupts; no steal time (see
 //!   [`super::engine`]).
@@ -32,15 +23,8 @@ use schedmath::uclamp::{init_uclamp_rq, RqUclamp};
 use schedmath::util_est::UtilEst;
 use schedmath::Profile;
 
-use super::group::{GroupRq, TaskGroups, ROOT};
+use super::group::GroupRq;
 use super::BOOT_CLOCK_NS;
-
-/// `sysctl_sched_base_slice` for `ncpus` CPUs: 0.75 ms × (1 + ilog2(min(ncpus, 8)))
-/// (`SCHED_TUNABLESCALING_LOG`).
-pub fn base_slice_ns(ncpus: usize) -> u64 {
-    let n = ncpus.clamp(1, 8) as u64;
-    750_000 * (1 + u64::from(n.ilog2()))
-}
 
 /// The idle-state stay a CPU is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +71,10 @@ pub struct Rq {
     pub queue: Vec<usize>,
     /// Running task.
     pub curr: Option<usize>,
+    /// Fair tasks asleep but still queued (`sched_delayed`), in order of their delay.
+    pub delayed: Vec<usize>,
+    /// `TIF_NEED_RESCHED` set by the fair class's `update_curr()`.
+    pub need_resched: bool,
     /// `rq->uclamp[]`.
     pub uclamp: RqUclamp,
     /// Smallest vruntime seen (monotonic).
@@ -137,6 +125,8 @@ impl Rq {
             h_nr_idle: 0,
             queue: Vec::new(),
             curr: None,
+            delayed: Vec::new(),
+            need_resched: false,
             uclamp: init_uclamp_rq(),
             min_vruntime: 0,
             last_acct: 0,
@@ -165,118 +155,5 @@ impl Rq {
     /// `sched_idle_cpu()`: every runnable task is SCHED_IDLE or under an idle group.
     pub fn is_sched_idle(&self) -> bool {
         self.nr_running() > 0 && self.h_nr_idle == self.nr_running()
-    }
-}
-
-/// What the pick reads about a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PickKey {
-    /// RT priority (higher first), `None` for fair.
-    pub rt_prio: Option<u32>,
-    /// vruntime (fair).
-    pub vruntime: u64,
-    /// Task group (fair).
-    pub group: usize,
-}
-
-/// The queued task to run next: the highest RT priority (earliest queued first), else the
-/// fair pick down the group hierarchy: at each cfs_rq, from the root, the entity with the
-/// smallest vruntime (a task's own, or `gse_vruntime` of the child group leading to it;
-/// lowest position first on ties), until that entity is a task. Returns its position in
-/// `queue`.
-pub fn pick_next(
-    queue: &[usize],
-    key: impl Fn(usize) -> PickKey,
-    groups: &TaskGroups,
-    gse_vruntime: impl Fn(usize) -> u64,
-) -> Option<usize> {
-    let mut best_rt: Option<(usize, u32)> = None;
-    for (pos, &t) in queue.iter().enumerate() {
-        if let Some(p) = key(t).rt_prio {
-            if best_rt.is_none_or(|(_, b)| p > b) {
-                best_rt = Some((pos, p));
-            }
-        }
-    }
-    if let Some((pos, _)) = best_rt {
-        return Some(pos);
-    }
-    let mut level = ROOT;
-    loop {
-        let mut best: Option<(Result<usize, usize>, u64)> = None;
-        for (pos, &t) in queue.iter().enumerate() {
-            let k = key(t);
-            let (ent, v) = if k.group == level {
-                (Ok(pos), k.vruntime)
-            } else {
-                match groups.child_towards(level, k.group) {
-                    Some(g) => (Err(g), gse_vruntime(g)),
-                    None => continue,
-                }
-            };
-            if best.is_none_or(|(_, b)| v < b) {
-                best = Some((ent, v));
-            }
-        }
-        match best?.0 {
-            Ok(pos) => return Some(pos),
-            Err(g) => level = g,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::sim::group::SimGroup;
-
-    fn key(rt_prio: Option<u32>, vruntime: u64, group: usize) -> PickKey {
-        PickKey {
-            rt_prio,
-            vruntime,
-            group,
-        }
-    }
-
-    #[test]
-    fn rt_beats_fair_and_min_vruntime_wins() {
-        let keys = [
-            key(None, 10, ROOT),
-            key(None, 5, ROOT),
-            key(Some(1), 99, ROOT),
-        ];
-        let flat = TaskGroups::new();
-        let pick = |q: &[usize]| pick_next(q, |t| keys[t], &flat, |_| 0);
-        assert_eq!(pick(&[0, 1]), Some(1));
-        assert_eq!(pick(&[0, 1, 2]), Some(2));
-        assert_eq!(pick(&[]), None);
-    }
-
-    #[test]
-    fn the_pick_descends_into_the_group_with_the_smallest_entity_vruntime() {
-        let mut groups = TaskGroups::new();
-        let sg = |p: &str| SimGroup {
-            path: p.to_string(),
-            shares: 1024,
-            idle: false,
-        };
-        let a = groups.insert_chain(&[sg("/a")]).unwrap();
-        let ab = groups.insert_chain(&[sg("/a"), sg("/a/b")]).unwrap();
-        // Task 0 in the root (vruntime 50); task 1 in /a (vruntime 900); task 2 in /a/b
-        // (vruntime 7). Group entities: /a at 40, /a/b at 1000.
-        let keys = [key(None, 50, ROOT), key(None, 900, a), key(None, 7, ab)];
-        let gse = |g: usize| if g == a { 40 } else { 1000 };
-        // Root: /a (40) beats task 0 (50); in /a, task 1 (900) beats /a/b (1000).
-        assert_eq!(pick_next(&[0, 1, 2], |t| keys[t], &groups, gse), Some(1));
-        // Without task 1, /a/b is the only entity in /a: task 2.
-        assert_eq!(pick_next(&[0, 2], |t| keys[t], &groups, gse), Some(1));
-    }
-
-    #[test]
-    fn base_slice_scales_with_log_cpus() {
-        assert_eq!(base_slice_ns(1), 750_000);
-        assert_eq!(base_slice_ns(8), 3_000_000);
-        assert_eq!(base_slice_ns(12), 3_000_000);
     }
 }

@@ -3,6 +3,9 @@
 //! vruntime) and where it is in its program, with the program walk (steps, phase and
 //! task loops, timers, phase attributes).
 
+use schedmath::fair::eevdf::{reweight_entity, CfsRq, EevdfFeatures, SchedEntity};
+use schedmath::fair::sysctl::__setparam_fair;
+use schedmath::fair::weight::{set_load_weight, FairPolicy};
 use schedmath::pelt::{__update_load_avg_blocked_se, PeltTables, SchedAvg};
 use schedmath::profile::UtilEstVersion;
 use schedmath::uclamp::{uclamp_se_set, UclampId, UclampTask};
@@ -84,8 +87,11 @@ pub struct Task {
     pub cpu: usize,
     /// Life state.
     pub state: TState,
-    /// Fair-class virtual runtime (ns, weighted).
-    pub vruntime: u64,
+    /// `p->se`: the fair-class entity (vruntime, deadline, lag, slice, queued, delayed).
+    pub se: SchedEntity,
+    /// 6.1 CFS: `se.vruntime` is relative to the cfs_rq it left (a migration), to be
+    /// rebased on the next enqueue.
+    pub cfs_relative: bool,
     /// `se.exec_start`: last vruntime update.
     pub exec_start: u64,
     /// When it was last picked (slice preemption).
@@ -213,7 +219,8 @@ impl Task {
             attrs_pending: false,
             cpu: 0,
             state: TState::New,
-            vruntime: 0,
+            se: SchedEntity::default(),
+            cfs_relative: false,
             exec_start: 0,
             slice_start: 0,
             phase: 0,
@@ -263,6 +270,11 @@ impl Task {
             SchedPolicy::Idle => WEIGHT_IDLEPRIO,
             _ => SCHED_PRIO_TO_WEIGHT[(self.nice.clamp(-20, 19) + 20) as usize], // clamped
         };
+        self.set_fair_weight();
+        if let Some(ns) = a.slice_ns {
+            // __setparam_fair(): the slice of the next placement (0: back to the base).
+            (self.se.slice, self.se.custom_slice) = __setparam_fair(ns, self.se.slice);
+        }
         let rt_default = if self.is_fair() { 0 } else { 1024 };
         self.uclamp.uclamp_req[UclampId::Min as usize] = uclamp_se_set(
             self.uc_min.unwrap_or(rt_default),
@@ -274,6 +286,26 @@ impl Task {
             self.uc_max.is_some(),
             UCLAMP_BUCKETS,
         );
+    }
+
+    /// `set_load_weight()` on the fair entity (the task is off its runqueue): the table
+    /// weight and inverse; `reweight_task_fair()` rescales a kept lag by old / new weight.
+    fn set_fair_weight(&mut self) {
+        let policy = match self.policy {
+            SchedPolicy::Idle => FairPolicy::Idle,
+            _ => FairPolicy::Normal,
+        };
+        let Some(lw) = set_load_weight(self.nice.clamp(-20, 19), policy) else {
+            return;
+        };
+        let se = &mut self.se;
+        if se.load.weight != 0 && se.load.weight != lw.weight {
+            // Off the runqueue: only vlag (and a relative deadline) are rescaled; a trap
+            // (a weight whose low 32 bits are 0) cannot happen with table weights.
+            let f = EevdfFeatures::default();
+            let _ = reweight_entity(&mut CfsRq::default(), None, se, false, lw.weight, &f, 0, 0);
+        }
+        se.load = lw;
     }
 
     /// Moves to the next step (phase loops, then phases, then task loops); false when the

@@ -63,9 +63,6 @@ const DEADLINE_AS_FIFO: i32 = 99;
 const SHARES_RANGE: std::ops::RangeInclusive<i64> = 2..=262_144;
 /// `SCHED_CAPACITY_SCALE`: the top of a utilisation clamp.
 const UCLAMP_MAX: i32 = 1024;
-/// The kernel's custom-slice bounds (`__setscheduler_params()`, kernel/sched/syscalls.c:
-/// `sched_runtime` clamped to `NSEC_PER_MSEC / 10 ..= NSEC_PER_MSEC * 100`).
-const SLICE_NS: std::ops::RangeInclusive<u64> = 100_000..=100_000_000;
 
 /// Longest key kept whole in a JSON path (longer ones end in `…`).
 const MAX_KEY_IN_PATH: usize = 200;
@@ -973,19 +970,9 @@ impl Ctx<'_> {
             RtPolicy::Deadline => {
                 self.deadline(runtime, deadline, period, at, path)?;
             }
-            RtPolicy::Other | RtPolicy::Batch if runtime > 0 => {
-                let key = slice_key.map_or("dl-runtime", |m| m.key.as_str());
-                let slice = runtime.clamp(*SLICE_NS.start(), *SLICE_NS.end());
-                self.warn(
-                    slice_key.map_or(at, |m| m.at),
-                    &join(path, key),
-                    format!(
-                        "EEVDF custom slice of {} µs (sched_attr.sched_runtime; the kernel clamps it to 100 µs..=100 ms: {} µs) is not applied yet: the simulator's fair class is CFS-like",
-                        runtime / 1000,
-                        slice / 1000
-                    ),
-                );
-            }
+            // The EEVDF custom slice (sched_attr.sched_runtime): carried to the simulator,
+            // which clamps it as __setparam_fair() does.
+            RtPolicy::Other | RtPolicy::Batch if runtime > 0 => {}
             _ => {
                 if let Some(m) = slice_key.filter(|_| runtime > 0) {
                     self.ignore(

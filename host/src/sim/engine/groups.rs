@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The group hierarchy on each CPU: entity vruntimes and `min_vruntime` per cfs_rq
-//! (`update_curr()` up the hierarchy), the enqueue/dequeue/tick walk that keeps each
+//! The group hierarchy on each CPU: `min_vruntime` per cfs_rq, the enqueue/dequeue/tick walk that keeps each
 //! group cfs_rq's counts, load weight and PELT signal and reweights its entity
 //! (`update_load_avg()` → `update_tg_load_avg()` → `update_cfs_group()`), the periodic
-//! decay of group cfs_rqs (`update_blocked_averages()`), the hierarchical pick and the
-//! wake-up preemption rule (`find_matching_se()`, `se_is_idle()`). A workload without
+//! decay of group cfs_rqs (`update_blocked_averages()`) and the wake-up preemption rule (`find_matching_se()`, `se_is_idle()`). A workload without
 //! groups only ever meets the root cfs_rq here.
 
 use super::*;
@@ -22,19 +20,12 @@ impl Engine<'_> {
     }
 
     /// The entity that stands for task `t` in cfs_rq `level`, if `t` is below it.
-    fn entity_at(&self, level: usize, t: usize) -> Option<Ent> {
+    pub(super) fn entity_at(&self, level: usize, t: usize) -> Option<Ent> {
         let g = self.tasks[t].group;
         if g == level {
             return Some(Ent::Task(t));
         }
         self.groups.child_towards(level, g).map(Ent::Group)
-    }
-
-    fn ent_vruntime(&self, c: usize, e: Ent) -> u64 {
-        match e {
-            Ent::Task(t) => self.tasks[t].vruntime,
-            Ent::Group(g) => self.rqs[c].grq.get(g).map_or(0, |gr| gr.se_vruntime),
-        }
     }
 
     /// `cfs_rq->min_vruntime` of group `g`'s cfs_rq on `c` (the root's is the rq's).
@@ -45,7 +36,7 @@ impl Engine<'_> {
         }
     }
 
-    fn set_cfs_min_vruntime(&mut self, c: usize, g: usize, v: u64) {
+    pub(super) fn set_cfs_min_vruntime(&mut self, c: usize, g: usize, v: u64) {
         let r = &mut self.rqs[c];
         let m = match g {
             ROOT => &mut r.min_vruntime,
@@ -54,42 +45,7 @@ impl Engine<'_> {
                 None => return,
             },
         };
-        *m = (*m).max(v);
-    }
-
-    /// `update_curr()` for every level of `c`'s running fair task `t` that ran `delta`
-    /// ns: each group entity's vruntime advances by `delta × 1024 / its weight`, then
-    /// each cfs_rq's `min_vruntime` moves up to the smaller of its running entity's and
-    /// its queued entities' vruntimes (the task's own vruntime is advanced by the caller).
-    pub(super) fn update_curr_hier(&mut self, c: usize, t: usize, delta: u64) {
-        let leaf = self.tasks[t].group;
-        let mut g = leaf;
-        while g != ROOT {
-            if let Some(gr) = self.rqs[c].grq.get_mut(g) {
-                let w = scale_load_down(gr.se_weight).max(1);
-                gr.se_vruntime = gr.se_vruntime.saturating_add(delta * 1024 / w);
-            }
-            g = self.groups.tg(g).parent;
-        }
-        let (mut level, mut ent) = (leaf, Ent::Task(t));
-        loop {
-            let v = self.ent_vruntime(c, ent);
-            let qmin = self.rqs[c]
-                .queue
-                .iter()
-                .filter(|&&q| self.tasks[q].is_fair())
-                .filter_map(|&q| self.entity_at(level, q))
-                .filter(|&e| e != ent)
-                .map(|e| self.ent_vruntime(c, e))
-                .min()
-                .unwrap_or(v);
-            self.set_cfs_min_vruntime(c, level, v.min(qmin));
-            if level == ROOT {
-                break;
-            }
-            ent = Ent::Group(level);
-            level = self.groups.tg(level).parent;
-        }
+        *m = v; // update_min_vruntime() keeps it monotonic
     }
 
     /// `__update_load_avg_cfs_rq()` of group `g`'s cfs_rq on `c`; true when it decayed.
@@ -134,7 +90,7 @@ impl Engine<'_> {
     /// or is switched (0): from its group up to the root, each group cfs_rq's PELT is
     /// updated before its counts and weight change, `tg->load_avg` follows, and the group
     /// entity is reweighted to `calc_group_shares()` in its parent and queued there (placed
-    /// at the parent's `min_vruntime - slice / 2` at the latest) or taken off when its
+    /// by the fair class) or taken off when its
     /// cfs_rq empties.
     pub(super) fn walk_groups(&mut self, c: usize, t: usize, delta: i32) {
         let leaf = self.tasks[t].group;
@@ -177,11 +133,8 @@ impl Engine<'_> {
             .unwrap_or(MIN_SHARES)
             .max(1) as u64; // at least MIN_SHARES
             let (was, on, old) = (gr.se_on_rq, gr.nr_running > 0, gr.se_weight);
-            let floor = self.cfs_min_vruntime(c, p).saturating_sub(self.slice / 2);
+            self.update_group_entity(c, g, was, on, shares);
             let gr = &mut self.rqs[c].grq[g];
-            if on && !was {
-                gr.se_vruntime = gr.se_vruntime.max(floor);
-            }
             gr.se_weight = shares;
             gr.se_on_rq = on;
             if p == ROOT {
@@ -210,23 +163,6 @@ impl Engine<'_> {
         }
     }
 
-    /// The next task to run among `queue` on `c` ([`pick_next`] with this CPU's group
-    /// entities); its position.
-    pub(super) fn pick(&self, c: usize, queue: &[usize]) -> Option<usize> {
-        let tasks = &self.tasks;
-        let grq = &self.rqs[c].grq;
-        pick_next(
-            queue,
-            |q| PickKey {
-                rt_prio: tasks[q].policy.rt_prio(),
-                vruntime: tasks[q].vruntime,
-                group: tasks[q].group,
-            },
-            &self.groups,
-            |g| grq.get(g).map_or(0, |gr| gr.se_vruntime),
-        )
-    }
-
     fn ent_depth(&self, e: Ent) -> u32 {
         match e {
             Ent::Task(t) => self.groups.tg(self.tasks[t].group).depth,
@@ -242,7 +178,7 @@ impl Engine<'_> {
     }
 
     /// `se_is_idle()`: a SCHED_IDLE task, or an idle group's entity.
-    fn se_is_idle(&self, e: Ent) -> bool {
+    pub(super) fn se_is_idle(&self, e: Ent) -> bool {
         match e {
             Ent::Task(t) => self.tasks[t].policy == SchedPolicy::Idle,
             Ent::Group(g) => self.groups.tg(g).idle,
@@ -272,8 +208,8 @@ impl Engine<'_> {
     /// `check_preempt_wakeup_fair()` (v6.11+ order) of waking fair task `t` against
     /// running fair task `cur` on `c`, at the level where their entities share a cfs_rq:
     /// an idle entity yields to a non-idle one and never preempts one, a waking
-    /// SCHED_IDLE task never preempts, otherwise the vruntime rule.
-    pub(super) fn wakeup_preempt_fair(&self, c: usize, cur: usize, t: usize) -> bool {
+    /// SCHED_IDLE task never preempts, otherwise the class's rule (`fair`).
+    pub(super) fn wakeup_preempt_fair(&mut self, c: usize, cur: usize, t: usize) -> bool {
         let (mut se, mut pse) = (Ent::Task(cur), Ent::Task(t));
         self.find_matching_se(&mut se, &mut pse);
         let (cse_is_idle, pse_is_idle) = (self.se_is_idle(se), self.se_is_idle(pse));
@@ -283,7 +219,8 @@ impl Engine<'_> {
         if cse_is_idle != pse_is_idle || self.tasks[t].policy != SchedPolicy::Normal {
             return false;
         }
-        self.ent_vruntime(c, pse).saturating_add(self.slice) < self.ent_vruntime(c, se)
+        let level = self.cfs_rq_of(se);
+        self.wakeup_preempt_class(c, se, pse, level)
     }
 }
 

@@ -22,6 +22,11 @@
 //!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
 //!   idle balance).
 //!
+//! * the fair class (submodule `fair`): EEVDF (`mainline`) or the 6.1 CFS (`fair-cfs`)
+//!   on every cfs_rq through the core's `schedmath::fair`: placement at enqueue, lag
+//!   kept at dequeue (EEVDF's delayed dequeue of an ineligible sleeper, finished when it
+//!   is picked or requeued when it wakes), `update_curr()` with the reschedule it asks
+//!   for, the pick, the tick's slice check and wake-up preemption;
 //! * task groups: every enqueue, dequeue, switch and tick of a grouped task walks its
 //!   group cfs_rqs up to the root (PELT, `update_tg_load_avg()`, the group entity's
 //!   `calc_group_shares()` weight), `update_curr()` advances each group entity's
@@ -48,8 +53,7 @@
 //! Simplifications: no steal time; irq time is a uniform rate, not interrupts: it never
 //! wakes an idle CPU, ends an idle state or counts as a wake-up in the governor's
 //! statistics (an idle CPU's irq time is accounted at its next rq clock update), and
-//! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure, no EEVDF
-//! delayed dequeue; the load-balance pass runs every tick; the blocked-load decay of idle
+//! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure; the load-balance pass runs every tick; the blocked-load decay of idle
 //! CPUs asks schedutil for a new frequency when a signal decayed, as
 //! `sched_balance_update_blocked_averages()` does, always accepted (in the kernel the
 //! idle-balance CPU that runs it may be outside the policy, and
@@ -60,6 +64,7 @@
 //! `schedmath.io_latency_us`); a workload without ranges gives the same result for every
 //! seed.
 
+mod fair;
 mod groups;
 mod sched;
 mod sync;
@@ -77,7 +82,7 @@ use schedmath::capacity::{
 };
 use schedmath::cpuidle::{SelectEnv, KTIME_MAX};
 use schedmath::energy::em_cpu_energy;
-use schedmath::math::{scale_load, scale_load_down};
+use schedmath::math::scale_load;
 use schedmath::overutilized::{
     check_update_overutilized_status, cpu_overutilized, update_sd_lb_overutilized, EasKeys,
     OverutilizedCpu, RootDomain,
@@ -110,7 +115,7 @@ use super::placement::{
     TaskView,
 };
 use super::program::{tasks_from_workload, SchedPolicy, SimTask};
-use super::rq::{base_slice_ns, pick_next, IdleStay, PickKey, Rq};
+use super::rq::{IdleStay, Rq};
 use super::task::{
     allowed_cpus, util_decay_ns, StepOutcome, TState, Task, RAMP_UTIL, UCLAMP_BUCKETS,
 };
@@ -162,7 +167,8 @@ pub struct Engine<'p> {
     profile: Profile,
     tables: &'static PeltTables,
     tick_nsec: u64,
-    slice: u64,
+    /// The fair class's tunables.
+    fair: fair::FairParams,
     now: u64,
     end: u64,
     seq: u64,
@@ -370,7 +376,7 @@ impl<'p> Engine<'p> {
             profile: *profile,
             tables: PeltTables::of(profile.halflife),
             tick_nsec: tick as u64, // positive, checked above
-            slice: base_slice_ns(n),
+            fair: fair::FairParams::new(profile, n, tick as u64), // positive, checked above
             now: 0,
             end: cfg.duration_ns,
             seq: 0,
@@ -621,18 +627,15 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// `update_curr()`: the running fair task's vruntime, its group entities' and the
-    /// `min_vruntime` of each cfs_rq on its path.
+    /// `update_curr()`: the running fair task's entity and its group entities advance,
+    /// each cfs_rq's `min_vruntime` follows (see `fair`).
     fn update_curr(&mut self, c: usize) {
         let Some(t) = self.rqs[c].curr else { return };
         let delta = self.task_ns(c, self.tasks[t].exec_start, self.now);
         let task = &mut self.tasks[t];
         task.exec_start = self.now;
         if task.is_fair() {
-            task.vruntime = task
-                .vruntime
-                .saturating_add(delta * 1024 / task.weight.max(1));
-            self.update_curr_hier(c, t, delta);
+            self.update_curr_fair(c, t, delta);
         }
     }
 
@@ -652,7 +655,7 @@ impl<'p> Engine<'p> {
                     load_weight: scale_load(task.weight),
                     on_rq,
                     is_curr,
-                    sched_delayed: false,
+                    sched_delayed: task.se.sched_delayed,
                     group_runnable_weight: None,
                 };
                 __update_load_avg_se(now, &mut task.avg, &ent, self.tables);

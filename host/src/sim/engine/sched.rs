@@ -3,6 +3,7 @@
 //! idle entry) and the newly-idle pull.
 
 use super::*;
+use crate::sim::group::Ent;
 
 impl Engine<'_> {
     pub(super) fn enqueue(&mut self, c: usize, t: usize) {
@@ -40,14 +41,15 @@ impl Engine<'_> {
                 decayed = true;
             }
             let idle = self.task_counts_idle(t);
-            let floor = self
-                .cfs_min_vruntime(c, self.tasks[t].group)
-                .saturating_sub(self.slice / 2);
+            let initial = self.tasks[t].state == TState::New;
+            let level = self.tasks[t].group;
+            self.place_fair_entity(c, Ent::Task(t), level, initial);
             let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
             r.cfs_load_weight += scale_load(task.weight);
             r.nr_fair += 1;
             r.h_nr_idle += u32::from(idle);
-            task.vruntime = task.vruntime.max(floor);
+            // Queued before the walk: the parents' views find the task's group entities.
+            r.queue.push(t);
             self.walk_groups(c, t, 1);
             if decayed {
                 self.cpufreq_update(c);
@@ -61,11 +63,13 @@ impl Engine<'_> {
         }
         self.tasks[t].cpu = c;
         self.tasks[t].state = TState::Runnable;
-        self.rqs[c].queue.push(t);
+        if !self.rqs[c].queue.contains(&t) {
+            self.rqs[c].queue.push(t);
+        }
     }
 
     /// `t` counts in `h_nr_idle`: SCHED_IDLE, or under an idle group.
-    fn task_counts_idle(&self, t: usize) -> bool {
+    pub(super) fn task_counts_idle(&self, t: usize) -> bool {
         let task = &self.tasks[t];
         task.policy == SchedPolicy::Idle || self.groups.idle_on_path(task.group)
     }
@@ -95,10 +99,18 @@ impl Engine<'_> {
                 let d = util_decay_ns(&task.avg, now, w, lshift, self.tables);
                 self.tasks[t].decay_ns = d;
             }
-            self.walk_groups(c, t, -1);
+            let done = self.dequeue_fair_task(c, t, sleep);
+            if done {
+                self.walk_groups(c, t, -1);
+            }
             let idle = self.task_counts_idle(t);
             let (r, task) = (&mut self.rqs[c], &self.tasks[t]);
-            r.cfs_load_weight -= scale_load(task.weight);
+            if done {
+                r.cfs_load_weight -= scale_load(task.weight);
+            } else {
+                // Delayed: still queued (its weight stays), no longer runnable.
+                r.delayed.push(t);
+            }
             r.nr_fair -= 1;
             r.h_nr_idle -= u32::from(idle);
             if decayed {
@@ -107,6 +119,10 @@ impl Engine<'_> {
         } else {
             self.update_rt(c, is_curr);
             self.rqs[c].nr_rt -= 1;
+        }
+        if is_curr {
+            let ran = self.now.saturating_sub(self.tasks[t].slice_start);
+            self.rec.run_stretch(ran);
         }
         let ucfg = self.ucfg;
         let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
@@ -135,6 +151,8 @@ impl Engine<'_> {
         self.update_rq_clock(c);
         self.update_curr(c);
         self.rqs[c].gen += 1;
+        self.rqs[c].need_resched = false;
+        let prev = self.rqs[c].curr;
         if let Some(p) = self.rqs[c].curr.take() {
             if self.tasks[p].is_fair() {
                 self.rqs[c].curr = Some(p);
@@ -148,8 +166,11 @@ impl Engine<'_> {
         }
         let mut pulled = false;
         loop {
-            if let Some(pos) = self.pick(c, &self.rqs[c].queue) {
+            if let Some(pos) = self.pick(c, prev) {
                 let n = self.rqs[c].queue.remove(pos);
+                if self.tasks[n].is_fair() {
+                    self.set_next_fair(c, n, prev);
+                }
                 let mut exit_lat = 0;
                 if let Some(st) = self.rqs[c].idle.take() {
                     if let Some(ci) = self.idle[c].as_mut() {
@@ -164,9 +185,16 @@ impl Engine<'_> {
                 } else {
                     self.update_rt(c, false);
                 }
+                if prev != Some(n) {
+                    if let Some(p) = prev {
+                        let ran = self.now.saturating_sub(self.tasks[p].slice_start);
+                        self.rec.run_stretch(ran);
+                    }
+                    self.rec.switch_in();
+                    self.tasks[n].slice_start = self.now;
+                }
                 let task = &mut self.tasks[n];
                 task.exec_start = self.now;
-                task.slice_start = self.now;
                 if let Some(w) = task.woke_at.take() {
                     self.rec.latency(self.now + exit_lat - w);
                 }
@@ -189,6 +217,25 @@ impl Engine<'_> {
         }
     }
 
+    /// The next task of `c` after `prev`: the highest RT priority (earliest queued
+    /// first), else the fair class's pick; its position in the queue.
+    pub(super) fn pick(&mut self, c: usize, prev: Option<usize>) -> Option<usize> {
+        let mut best_rt: Option<(usize, u32)> = None;
+        for (pos, &t) in self.rqs[c].queue.iter().enumerate() {
+            if let Some(p) = self.tasks[t].policy.rt_prio() {
+                if best_rt.is_none_or(|(_, b)| p > b) {
+                    best_rt = Some((pos, p));
+                }
+            }
+        }
+        if let Some((pos, _)) = best_rt {
+            return Some(pos);
+        }
+        let prev = prev.filter(|&p| self.tasks[p].is_fair());
+        let t = self.pick_fair(c, prev)?;
+        self.rqs[c].queue.iter().position(|&q| q == t)
+    }
+
     /// A crude `sched_balance_newidle()`: pull the queued fair task with the largest
     /// vruntime from the CPU with the most runnable tasks (at least 2).
     pub(super) fn newidle_pull(&mut self, c: usize) -> bool {
@@ -202,7 +249,7 @@ impl Engine<'_> {
                 .iter()
                 .copied()
                 .filter(|&q| self.tasks[q].is_fair() && self.tasks[q].allowed.contains(&c))
-                .max_by_key(|&q| (self.tasks[q].vruntime, q));
+                .max_by_key(|&q| (self.tasks[q].se.vruntime, q));
             if let Some(q) = cand {
                 if best.is_none_or(|(n, _, _)| r.nr_running() > n) {
                     best = Some((r.nr_running(), src, q));

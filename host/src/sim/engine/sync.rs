@@ -243,24 +243,15 @@ impl Engine<'_> {
         }
     }
 
-    /// `sched_yield()` of `c`'s running task: its vruntime goes to the largest of its
-    /// queued fair peers in its cfs_rq (an RT task goes behind its priority's queue as is), then
+    /// `sched_yield()` of `c`'s running task: the fair class's `yield_task_fair()` (an RT
+    /// task goes behind its priority's queue as is), then
     /// `__schedule()` puts it back at the queue's end, behind its equals.
     pub(super) fn yield_curr(&mut self, c: usize) {
         let Some(t) = self.rqs[c].curr else { return };
         self.tasks[t].yielded = false;
         self.update_curr(c);
         if self.tasks[t].is_fair() {
-            let last = self.rqs[c]
-                .queue
-                .iter()
-                .filter(|&&q| self.tasks[q].is_fair() && self.tasks[q].group == self.tasks[t].group)
-                .map(|&q| self.tasks[q].vruntime)
-                .max();
-            if let Some(v) = last {
-                let task = &mut self.tasks[t];
-                task.vruntime = task.vruntime.max(v);
-            }
+            self.yield_fair(c, t);
         }
         self.schedule(c);
     }

@@ -4,6 +4,7 @@
 //! ones; the root-domain load-balance pass and the EM estimate.
 
 use super::*;
+use schedmath::profile::FairClass;
 
 impl Engine<'_> {
     pub(super) fn tick(&mut self) {
@@ -55,15 +56,12 @@ impl Engine<'_> {
         if self.asym && self.misfit_migrate(c, t) {
             return;
         }
-        let ran = self.task_ns(c, self.tasks[t].slice_start, self.now);
-        if ran < self.slice {
-            return;
-        }
-        // The pick over the running task and the queue would choose another one.
-        let mut all = Vec::with_capacity(self.rqs[c].queue.len() + 1);
-        all.push(t);
-        all.extend_from_slice(&self.rqs[c].queue);
-        if self.pick(c, &all) != Some(0) {
+        // EEVDF: update_curr() asked for it; 6.1: check_preempt_tick() on each level.
+        let resched = match self.fair.class {
+            FairClass::Eevdf => self.rqs[c].need_resched,
+            FairClass::CfsV6_1 => self.check_preempt_tick_fair(c, t),
+        };
+        if resched {
             self.schedule(c);
         }
     }

@@ -169,14 +169,30 @@ impl Engine<'_> {
                 return;
             }
             StepOutcome::Finished => {
+                if self.tasks[t].se.sched_delayed {
+                    let c = self.tasks[t].cpu;
+                    self.finish_delayed(c, t);
+                }
                 self.tasks[t].state = TState::Finished;
                 return;
             }
+        }
+        if self.tasks[t].se.sched_delayed {
+            if !self.tasks[t].attrs_pending {
+                return self.requeue_delayed(t);
+            }
+            // sched_setattr() on a delayed task dequeues it first.
+            let c = self.tasks[t].cpu;
+            self.acct(c);
+            self.update_rq_clock(c);
+            self.update_curr(c);
+            self.finish_delayed(c, t);
         }
         self.apply_pending(t);
         let c = self.select_cpu(t);
         let prev = self.tasks[t].cpu;
         if self.tasks[t].state != TState::New && c != prev && self.tasks[t].is_fair() {
+            self.migrate_task_rq_fair(t, prev);
             let (r, task) = (&mut self.rqs[prev], &mut self.tasks[t]);
             detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
             task.avg.last_update_time = 0;
@@ -214,7 +230,7 @@ impl Engine<'_> {
             (None, Some(_)) => false,
             (None, None) => self.wakeup_preempt_fair(c, cur, t),
         };
-        if preempt {
+        if preempt || self.rqs[c].need_resched {
             self.schedule(c);
         }
     }
@@ -265,6 +281,9 @@ impl Engine<'_> {
             }
             StepOutcome::Finished => {
                 self.dequeue(c, t, true);
+                if self.tasks[t].se.sched_delayed {
+                    self.finish_delayed(c, t); // an exiting task is not kept queued
+                }
                 self.tasks[t].state = TState::Finished;
                 self.schedule(c);
             }
