@@ -69,20 +69,23 @@ fn make_capped_at_400_keeps_higher_p_states_only_without_the_exception() {
     let sum = |m: &Metrics, khz| (0..4).map(|c| at(m, c, khz)).sum::<f64>();
     // Mainline: 3.1 GHz until the clamps land (each task's first 500 ms of work, about
     // 0.9–1.2 s with 7 tasks on 4 CPUs), then at most the capped 1.3 GHz
-    // (400 / 1024 × 3.1 GHz = 1.21 GHz → 1.3 GHz) on every CPU.
+    // (400 / 1024 × 3.1 GHz = 1.21 GHz → 1.3 GHz) on every CPU: under EEVDF cpu2's
+    // ramp lasts 1.163 s, leaving it 1.785 s at 1.3 GHz (the two fill the 2.948 s).
     for cpu in 0..4 {
         assert!(at(patch, cpu, 3_100_000) < 1.2, "cpu{cpu}");
-        assert!(at(patch, cpu, 1_300_000) > 1.8, "cpu{cpu}");
+        assert!(at(patch, cpu, 1_300_000) > 1.75, "cpu{cpu}");
     }
     // Base: a busy CPU keeps 3.1 GHz after the clamp until it first idles. Compared over
-    // the platform (per CPU the two profiles place the seven tasks differently): 5.771
-    // vs 4.175 CPU-s at 3.1 GHz.
+    // the platform (per CPU the two profiles place the seven tasks differently): 5.198
+    // vs 4.243 CPU-s at 3.1 GHz under EEVDF (5.771 vs 4.175 under the earlier CFS-like
+    // model).
     let (hb, hp) = (sum(base, 3_100_000), sum(patch, 3_100_000));
-    assert!(hb - hp > 1.5, "{hb} vs {hp} CPU-s at 3.1 GHz");
+    assert!(hb - hp > 0.9, "{hb} vs {hp} CPU-s at 3.1 GHz");
     assert!(sum(patch, 1_300_000) > sum(base, 1_300_000));
-    // Less work for the clamped build: about 11 % less (7508 vs 8431 ms).
+    // Less work for the clamped build: about 7 % less under EEVDF (7546 vs 8100 ms; 11 %,
+    // 7508 vs 8431 ms, under the earlier CFS-like model).
     let (wb, wp) = (work(base), work(patch));
-    assert!(wp < 0.90 * wb && wp > 0.88 * wb, "{wp} vs {wb}");
+    assert!(wp < 0.94 * wb && wp > 0.92 * wb, "{wp} vs {wb}");
 }
 
 #[test]
