@@ -80,8 +80,8 @@ fn bench(c: &mut Criterion) {
         };
         let t = tasks(period);
         let (a0, b0) = (ALLOCS.load(Relaxed), BYTES.load(Relaxed));
-        let (_, events) = simulate_counting_events(&platform, &t, &Profile::MAINLINE, &cfg)
-            .expect("simulates");
+        let (_, events) =
+            simulate_counting_events(&platform, &t, &Profile::MAINLINE, &cfg).expect("simulates");
         let (allocs, bytes) = (ALLOCS.load(Relaxed) - a0, BYTES.load(Relaxed) - b0);
         println!(
             "sim_functional/{name}: {events} events, {allocs} allocations ({:.3}/event), \

@@ -749,7 +749,11 @@ impl<'p> Engine<'p> {
         let mut view = std::mem::take(&mut self.sugov_view);
         view.clear();
         view.extend(self.doms[d].cpus.iter().map(|&cc| self.sugov_rq(cc)));
-        let pos = self.doms[d].cpus.iter().position(|&cc| cc == c).unwrap_or(0);
+        let pos = self.doms[d]
+            .cpus
+            .iter()
+            .position(|&cc| cc == c)
+            .unwrap_or(0);
         let profile = self.profile;
         let switched = self.doms[d].update(pos, &view, &profile, self.now, flags);
         self.sugov_view = view;
