@@ -83,7 +83,7 @@ enum Cmd {
     /// "Sweeps": Slurm arrays, GNU parallel). Sweep files: `schedmath_host::sweep` docs
     /// and README "Sweeps".
     ///
-    /// Example: schedmath sweep fixtures/scenarios/sweep-example.toml --table
+    /// Example: schedmath sweep fixtures/sweeps/example.toml --table
     ///
     /// Example: schedmath sweep big.toml --shard 3/100 > part-3.jsonl
     Sweep(schedmath_host::sweep::SweepArgs),
