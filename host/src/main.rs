@@ -356,22 +356,13 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
         eprintln!("{line}");
     }
     let tasks = tasks_from_workload(&w)?;
-    let duration_ns = c
-        .duration
-        .map(|s| u64::from(s) * 1_000_000_000)
-        .or(w.global.duration_ns)
-        .unwrap_or(10_000_000_000);
-    let cfg = SimConfig {
-        duration_ns,
-        hz: c.hz,
-        seed: c.seed,
-    };
+    let cfg = SimConfig::for_workload(&w, c.duration, c.hz, c.seed);
     names
         .iter()
         .map(|n| {
             let p = profile(n)?;
             let bar =
-                schedmath_host::text::progress_bar(duration_ns / 1_000_000, "simulated ms", n);
+                schedmath_host::text::progress_bar(cfg.duration_ns / 1_000_000, "simulated ms", n);
             let mut tick = |now: u64| bar.set_position(now / 1_000_000);
             let m =
                 simulate_with_progress(&platform, &tasks, &w.global.irq_pct, &p, &cfg, &mut tick)?;

@@ -437,23 +437,14 @@ impl Sweep {
         (r as usize, w, p, s)
     }
 
-    /// Simulates run `r`; returns its JSON line (with the newline) and the table row.
+    /// Simulates run `r`; returns its JSON line (with the newline).
     fn run_one(&self, r: u64) -> Result<String, SweepError> {
         let (pi, wi, prof, si) = self.combination(r);
         let (pname, platform) = &self.platforms[pi];
         let (wname, w) = &self.workloads[wi];
         let profile = &self.profiles[prof];
         let seed = self.seeds[si];
-        let duration_ns = self
-            .duration_s
-            .map(|s| u64::from(s) * 1_000_000_000)
-            .or(w.global.duration_ns)
-            .unwrap_or(10_000_000_000);
-        let cfg = SimConfig {
-            duration_ns,
-            hz: self.hz,
-            seed,
-        };
+        let cfg = SimConfig::for_workload(w, self.duration_s, self.hz, seed);
         let m = simulate_named(platform, w, profile, &cfg).map_err(|e| SweepError::Run {
             file: self.file.clone(),
             run: r,
