@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The host's import layering: core ← support ← platform/workload/fixtures ← sim ←
-//! study/replays ← docs ← CLI, and no import cycle between sibling modules.
+//! study/replays ← versus/sweep ← docs ← CLI, and no import cycle between sibling modules.
 //!
 //! Every `crate::…`, `super::…` and `self::…` path in `host/src` (in `use` declarations and
 //! in code, comments and strings blanked) is resolved to the module it names. Two rules:
@@ -30,8 +30,9 @@ const LAYERS: &[&[&str]] = &[
     // Commands over the layers below: studies, the schedutil and cpuidle replays, the
     // replay of a real trace, verify.
     &["study", "governor", "idle", "replay", "verify"],
-    // The simulator beside a kernel capture (it reads the trace through replay).
-    &["versus"],
+    // The simulator beside a kernel capture (it reads the trace through replay); sweeps
+    // (their runs and table cells are the studies').
+    &["versus", "sweep"],
     // The generated parts of the docs (they run studies).
     &["docs"],
 ];

@@ -11,6 +11,7 @@ pub mod replay;
 pub mod rng;
 pub mod sim;
 pub mod study;
+pub mod sweep;
 pub mod text;
 pub mod trace;
 pub mod verify;

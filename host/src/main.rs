@@ -74,6 +74,19 @@ enum Cmd {
     ///
     /// Example: schedmath study ou-lone-task
     Study(StudyArgs),
+    /// Run every combination of a sweep file's profiles × workloads × platforms × seeds
+    /// on all cores: one JSON line per run (`run`, `runs`, `sweep`, `platform`,
+    /// `workload`, `profile`, `seed`, `metrics`), in run order, or `--table`.
+    ///
+    /// `--shard I/N` (0-based) runs every N-th run from the I-th; `sweep merge` joins the
+    /// shards' outputs into what the unsharded sweep prints, byte for byte (README
+    /// "Sweeps": Slurm arrays, GNU parallel). Sweep files: `schedmath_host::sweep` docs
+    /// and README "Sweeps".
+    ///
+    /// Example: schedmath sweep fixtures/sweeps/example.toml --table
+    ///
+    /// Example: schedmath sweep big.toml --shard 3/100 > part-3.jsonl
+    Sweep(schedmath_host::sweep::SweepArgs),
     /// Replay a real trace (`trace-cmd report` text, or `.gz`) through the core's PELT and
     /// util_est and compare with the kernel's own values, update by update.
     ///
@@ -343,21 +356,13 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
         eprintln!("{line}");
     }
     let tasks = tasks_from_workload(&w)?;
-    let duration_ns = c
-        .duration
-        .map(|s| u64::from(s) * 1_000_000_000)
-        .or(w.global.duration_ns)
-        .unwrap_or(10_000_000_000);
-    let cfg = SimConfig {
-        duration_ns,
-        hz: c.hz,
-        seed: c.seed,
-    };
+    let cfg = SimConfig::for_workload(&w, c.duration, c.hz, c.seed);
     names
         .iter()
         .map(|n| {
             let p = profile(n)?;
-            let bar = progress_bar(n, duration_ns);
+            let bar =
+                schedmath_host::text::progress_bar(cfg.duration_ns / 1_000_000, "simulated ms", n);
             let mut tick = |now: u64| bar.set_position(now / 1_000_000);
             let m =
                 simulate_with_progress(&platform, &tasks, &w.global.irq_pct, &p, &cfg, &mut tick)?;
@@ -365,23 +370,6 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
             Ok(m)
         })
         .collect()
-}
-
-/// A progress bar over simulated milliseconds, drawn only when stderr is a terminal
-/// (hidden when piped, so captured output never changes).
-fn progress_bar(profile: &str, duration_ns: u64) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(duration_ns / 1_000_000);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{msg} [{bar:40}] {pos}/{len} simulated ms ({elapsed}, eta {eta})",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.set_message(profile.to_string());
-    bar
 }
 
 fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {
@@ -466,6 +454,7 @@ fn main() -> ExitCode {
         Cmd::Simulate(args) => simulate_cmd(&args),
         Cmd::Compare(args) => compare_cmd(&args),
         Cmd::Study(args) => study_cmd(&args),
+        Cmd::Sweep(args) => schedmath_host::sweep::run(&args, &mut std::io::stdout().lock()),
         Cmd::Replay(args) => replay_cmd(&args),
         Cmd::Versus { capture, platform } => {
             schedmath_host::versus::run(&capture, platform.as_deref()).and_then(|(c, k, m)| {

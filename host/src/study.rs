@@ -33,6 +33,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -181,8 +182,8 @@ pub fn resolve(name_or_file: &str, scenarios: &Path) -> PathBuf {
     }
 }
 
-/// Loads and runs the study in `file` (runs spread over the machine's cores; the result
-/// does not depend on how many).
+/// Loads and runs the study in `file` (runs spread over the machine's cores by rayon;
+/// the result does not depend on how many).
 pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
     let (spec, jobs) = load(file)?;
     let fname = file.display().to_string();
@@ -191,35 +192,19 @@ pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
         .enumerate()
         .flat_map(|(j, job)| job.profiles.iter().map(move |p| (j, p.as_str())))
         .collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<Metrics, StudyError>>> = Vec::new();
-    results.resize_with(work.len(), || None);
-    let slots = std::sync::Mutex::new(&mut results);
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(work.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(j, profile)) = work.get(i) else {
-                    break;
-                };
-                let r = run_one(&jobs[j], profile).map_err(|e| StudyError::Sim {
-                    file: fname.clone(),
-                    case: jobs[j].label.clone(),
-                    source: Box::new(e),
-                });
-                if let Ok(mut slots) = slots.lock() {
-                    slots[i] = Some(r);
-                }
-            });
-        }
-    });
+    let results: Vec<Result<Metrics, SimError>> = work
+        .par_iter()
+        .map(|&(j, profile)| {
+            simulate_named(&jobs[j].platform, &jobs[j].workload, profile, &jobs[j].cfg)
+        })
+        .collect();
     let mut runs = Vec::with_capacity(work.len());
     for ((j, profile), r) in work.iter().zip(results) {
-        let metrics = r.ok_or_else(|| StudyError::Io {
+        let metrics = r.map_err(|e| StudyError::Sim {
             file: fname.clone(),
-            msg: "a worker thread stopped before its run".into(),
-        })??;
+            case: jobs[*j].label.clone(),
+            source: Box::new(e),
+        })?;
         runs.push(Run {
             case: jobs[*j].label.clone(),
             profile: (*profile).to_string(),
@@ -235,10 +220,17 @@ pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
     })
 }
 
-fn run_one(job: &Job, profile: &str) -> Result<Metrics, SimError> {
+/// Simulates workload `w` on `platform` under the profile named `profile` (recorded in
+/// the metrics by that name): one run of a study or a sweep.
+pub fn simulate_named(
+    platform: &Platform,
+    w: &Workload,
+    profile: &str,
+    cfg: &SimConfig,
+) -> Result<Metrics, SimError> {
     let p = schedmath::Profile::from_name(profile)
         .map_err(|e| SimError::Config(format!("profile `{profile}`: {e}")))?;
-    let mut m = simulate_workload(&job.platform, &job.workload, &p, &job.cfg)?;
+    let mut m = simulate_workload(platform, w, &p, cfg)?;
     m.profile = profile.to_string();
     Ok(m)
 }
@@ -386,7 +378,8 @@ fn next(v: &Value, rest: Option<&str>) -> Option<Value> {
     }
 }
 
-fn cell(v: Option<&Value>) -> String {
+/// A table cell: numbers with 3 decimals, number lists compact, `-` for no value.
+pub fn cell(v: Option<&Value>) -> String {
     match v {
         None => "-".into(),
         Some(Value::Number(n)) => match n.as_f64() {

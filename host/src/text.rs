@@ -141,6 +141,23 @@ pub fn cpu_list(cpus: &[usize]) -> String {
     out
 }
 
+/// A progress bar of `len` `unit`s labelled `msg`, drawn only when stderr is a terminal
+/// (hidden when piped, so captured output never changes).
+pub fn progress_bar(len: u64, unit: &str, msg: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{{msg}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{elapsed}}, eta {{eta}})"
+    )) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(msg.to_string());
+    bar
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

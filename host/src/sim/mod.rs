@@ -32,7 +32,7 @@ pub mod program;
 pub mod rq;
 pub mod task;
 
-pub use engine::{simulate, simulate_with_progress, simulate_workload};
+pub use engine::{simulate, simulate_counting_events, simulate_with_progress, simulate_workload};
 pub use metrics::{render_compare, Metrics};
 pub use program::{tasks_from_workload, PhaseAttrs, SchedPolicy, SimPhase, SimTask, Step};
 
@@ -66,6 +66,27 @@ pub struct SimConfig {
     pub hz: u32,
     /// Seeds every task's random stream (see the module doc).
     pub seed: u64,
+}
+
+impl SimConfig {
+    /// A run of workload `w`: `duration_s` when given, else the workload's own duration
+    /// (`global.duration`), else 10 s — what `simulate` and `sweep` run.
+    pub fn for_workload(
+        w: &crate::workload::Workload,
+        duration_s: Option<u32>,
+        hz: u32,
+        seed: u64,
+    ) -> Self {
+        let duration_ns = duration_s
+            .map(|s| u64::from(s) * 1_000_000_000)
+            .or(w.global.duration_ns)
+            .unwrap_or(10_000_000_000);
+        SimConfig {
+            duration_ns,
+            hz,
+            seed,
+        }
+    }
 }
 
 /// The rq clocks start here ("uptime" at simulated time 0): the kernel never sees a

@@ -191,6 +191,10 @@ pub struct Engine<'p> {
     nforks: Vec<u32>,
     /// The run's seed (a forked thread's random stream).
     seed: u64,
+    /// The performance domains with an Energy Model (EAS's `rd->pd`), built once.
+    pds: Vec<PerfDomain<'p>>,
+    /// Scratch for the schedutil views of a policy's CPUs (no allocation per update).
+    sugov_view: Vec<SugovRq>,
 }
 
 /// Runs `tasks` on `platform` under `profile`.
@@ -202,6 +206,19 @@ pub fn simulate(
     cfg: &SimConfig,
 ) -> Result<Metrics, SimError> {
     simulate_with_progress(platform, tasks, &[], profile, cfg, &mut |_| {})
+}
+
+/// [`simulate`], also returning how many events the loop handled (ticks, activations,
+/// step ends, stale ones included): the benchmark's events per second.
+pub fn simulate_counting_events(
+    platform: &Platform,
+    tasks: &[SimTask],
+    profile: &Profile,
+    cfg: &SimConfig,
+) -> Result<(Metrics, u64), SimError> {
+    let mut e = Engine::new(platform, tasks, &[], profile, cfg)?;
+    let events = e.run(&mut |_| {});
+    Ok((e.finish(), events))
 }
 
 /// Runs workload `w` (its tasks and its `schedmath.irq_pct` irq time) on `platform`
@@ -396,6 +413,12 @@ impl<'p> Engine<'p> {
             nforks: vec![0; templates.len()],
             templates,
             seed: cfg.seed,
+            sugov_view: Vec::new(),
+            pds: platform
+                .domains
+                .iter()
+                .filter_map(|d| d.em.as_ref().map(|em| PerfDomain { cpus: &d.cpus, em }))
+                .collect(),
         };
         for t in 0..e.tasks.len() {
             let at = e.tasks[t].spec.delay_ns;
@@ -413,11 +436,14 @@ impl<'p> Engine<'p> {
         self.heap.push(Reverse((at, self.seq, ev)));
     }
 
-    fn run(&mut self, progress: &mut dyn FnMut(u64)) {
+    /// The event loop; returns how many events it handled.
+    fn run(&mut self, progress: &mut dyn FnMut(u64)) -> u64 {
+        let mut events = 0;
         while let Some(Reverse((at, _, ev))) = self.heap.pop() {
             if at > self.end {
                 break;
             }
+            events += 1;
             self.now = at;
             match ev {
                 Ev::Tick => {
@@ -429,6 +455,7 @@ impl<'p> Engine<'p> {
             }
         }
         self.now = self.end;
+        events
     }
 
     fn finish(mut self) -> Metrics {
@@ -716,16 +743,27 @@ impl<'p> Engine<'p> {
     /// `cpufreq_update_util(rq, flags)` from `c`.
     fn cpufreq_update_flags(&mut self, c: usize, flags: u32) {
         let d = self.rqs[c].domain;
-        let cpus = self.doms[d].cpus.clone();
-        for &cc in &cpus {
-            self.acct(cc);
+        // The policy's CPUs are read by index and their views go into a reused buffer:
+        // this runs at every tick and enqueue, so it allocates nothing.
+        let n = self.doms[d].cpus.len();
+        for i in 0..n {
+            self.acct(self.doms[d].cpus[i]);
         }
-        let view: Vec<SugovRq> = cpus.iter().map(|&cc| self.sugov_rq(cc)).collect();
-        let pos = cpus.iter().position(|&cc| cc == c).unwrap_or(0);
+        let mut view = std::mem::take(&mut self.sugov_view);
+        view.clear();
+        view.extend(self.doms[d].cpus.iter().map(|&cc| self.sugov_rq(cc)));
+        let pos = self.doms[d]
+            .cpus
+            .iter()
+            .position(|&cc| cc == c)
+            .unwrap_or(0);
         let profile = self.profile;
-        if let Some(f) = self.doms[d].update(pos, &view, &profile, self.now, flags) {
+        let switched = self.doms[d].update(pos, &view, &profile, self.now, flags);
+        self.sugov_view = view;
+        if let Some(f) = switched {
             let fref = self.doms[d].fref_khz;
-            for &cc in &cpus {
+            for i in 0..n {
+                let cc = self.doms[d].cpus[i];
                 let r = &mut self.rqs[cc];
                 r.freq_scale = topology_set_freq_scale(r.freq_scale, u64::from(f), fref, false);
                 if r.curr.is_some() {

@@ -7,7 +7,6 @@ use super::*;
 impl Engine<'_> {
     pub(super) fn select_cpu(&mut self, t: usize) -> usize {
         let views = self.cpu_views();
-        let allowed = self.tasks[t].allowed.clone();
         let uclamp_used = self.keys.uclamp_is_used;
         if self.tasks[t].state == TState::New {
             // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not.
@@ -15,7 +14,7 @@ impl Engine<'_> {
                 util: self.task_util(t),
                 uclamp_min: self.task_clamp(t, UclampId::Min),
                 uclamp_max: self.task_clamp(t, UclampId::Max),
-                allowed: &allowed,
+                allowed: &self.tasks[t].allowed,
             };
             let sel = self.profile.sched_idle_select;
             let this_cpu = self.tasks[t].cpu;
@@ -39,19 +38,13 @@ impl Engine<'_> {
             util: self.task_util(t),
             uclamp_min: self.task_clamp(t, UclampId::Min),
             uclamp_max: self.task_clamp(t, UclampId::Max),
-            allowed: &allowed,
+            allowed: &self.tasks[t].allowed,
         };
         if !self.tasks[t].is_fair() {
             return select_idle_cpu(&views, &p, prev, false, uclamp_used);
         }
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
-            let pds: Vec<PerfDomain> = self
-                .platform
-                .domains
-                .iter()
-                .filter_map(|d| d.em.as_ref().map(|em| PerfDomain { cpus: &d.cpus, em }))
-                .collect();
-            if let Some(c) = find_energy_efficient_cpu(&views, &pds, &p, prev, uclamp_used) {
+            if let Some(c) = find_energy_efficient_cpu(&views, &self.pds, &p, prev, uclamp_used) {
                 return c;
             }
         }
