@@ -61,6 +61,7 @@
 //! seed.
 
 mod groups;
+mod observe;
 mod sched;
 mod sync;
 mod tick;
@@ -117,6 +118,7 @@ use super::task::{
 use super::{SimConfig, SimError, BOOT_CLOCK_NS};
 use crate::platform::Platform;
 use crate::rng::SplitMix64;
+use crate::trace::record::{OuTest, PlacementRule, Trace};
 use crate::workload::{IrqShare, Workload};
 
 /// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
@@ -185,6 +187,8 @@ pub struct Engine<'p> {
     nforks: Vec<u32>,
     /// The run's seed (a forked thread's random stream).
     seed: u64,
+    /// The trace being recorded (`None`: not traced, no hook records anything).
+    trace: Option<Box<super::observe::TraceBuf>>,
 }
 
 /// Runs `tasks` on `platform` under `profile`.
@@ -227,9 +231,24 @@ pub fn simulate_with_progress(
     cfg: &SimConfig,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Metrics, SimError> {
-    let mut e = Engine::new(platform, tasks, irq, profile, cfg)?;
+    let mut e = Engine::new(platform, tasks, irq, profile, cfg, false)?;
     e.run(progress);
-    Ok(e.finish())
+    Ok(e.finish().0)
+}
+
+/// [`simulate_with_progress`] recording the run's events ([`crate::sim::observe`]).
+pub fn simulate_traced(
+    platform: &Platform,
+    tasks: &[SimTask],
+    irq: &[IrqShare],
+    profile: &Profile,
+    cfg: &SimConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Metrics, Trace), SimError> {
+    let mut e = Engine::new(platform, tasks, irq, profile, cfg, true)?;
+    e.run(progress);
+    let (m, t) = e.finish();
+    Ok((m, t.unwrap_or_default()))
 }
 
 /// `sched_uclamp_used` is switched on by the first clamp request, so a clamp first set by
@@ -316,6 +335,7 @@ impl<'p> Engine<'p> {
         irq: &[IrqShare],
         profile: &Profile,
         cfg: &SimConfig,
+        traced: bool,
     ) -> Result<Self, SimError> {
         let tick = schedmath::schedutil::tick_nsec(cfg.hz)
             .filter(|&t| t > 0)
@@ -390,7 +410,11 @@ impl<'p> Engine<'p> {
             nforks: vec![0; templates.len()],
             templates,
             seed: cfg.seed,
+            trace: None,
         };
+        if traced {
+            e.tr_begin(&names);
+        }
         for t in 0..e.tasks.len() {
             let at = e.tasks[t].spec.delay_ns;
             e.push(at, Ev::Wake(t));
@@ -425,7 +449,7 @@ impl<'p> Engine<'p> {
         self.now = self.end;
     }
 
-    fn finish(mut self) -> Metrics {
+    fn finish(mut self) -> (Metrics, Option<Trace>) {
         for c in 0..self.rqs.len() {
             self.acct(c);
             if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_mut()) {
@@ -442,7 +466,7 @@ impl<'p> Engine<'p> {
             m.irq_util_avg_end.insert(r.cpu, r.irq.util_avg);
             m.cpu_capacity_end.insert(r.cpu, r.cpu_capacity);
         }
-        m
+        (m, self.trace.map(|b| b.finish()))
     }
 
     // ---------------------------------------------------------------- physical model
@@ -581,9 +605,10 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn set_ou_from(&mut self, before: bool) {
+    fn set_ou_from(&mut self, before: bool, cpu: Option<usize>, test: OuTest) {
         if self.rd.overutilized != before {
             self.rec.set_ou(self.now, self.rd.overutilized);
+            self.tr_ou(cpu, test);
         }
     }
 
@@ -592,7 +617,7 @@ impl<'p> Engine<'p> {
         let before = self.rd.overutilized;
         let cpu = self.ou_cpu(c);
         check_update_overutilized_status(&self.profile, self.keys, &mut self.rd, &cpu);
-        self.set_ou_from(before);
+        self.set_ou_from(before, Some(c), OuTest::CheckUpdate);
     }
 
     /// `update_rq_clock()`: the clocks advance to now; the irq time of the interval
@@ -655,7 +680,10 @@ impl<'p> Engine<'p> {
                     sched_delayed: false,
                     group_runnable_weight: None,
                 };
-                __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
+                let before = task.avg;
+                let ret = __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
+                self.tr_pelt_se(c, t, now, Some(&ent), before, ret);
+                let task = &mut self.tasks[t];
                 if task.ramp_ns.is_none() && task.avg.util_avg >= RAMP_UTIL {
                     let since = task.started_at.unwrap_or(self.now);
                     task.ramp_ns = Some(self.now.saturating_sub(since));
@@ -663,14 +691,17 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
-        __update_load_avg_cfs_rq(
+        let before = r.cfs;
+        let ret = __update_load_avg_cfs_rq(
             now,
             &mut r.cfs,
             r.cfs_load_weight,
             r.nr_fair,
             has_curr,
             self.tables,
-        ) != 0
+        );
+        self.tr_pelt_cfs(c, now, before, has_curr, ret);
+        ret != 0
     }
 
     /// `update_rt_rq_load_avg()`; returns whether the signal decayed.
@@ -720,7 +751,10 @@ impl<'p> Engine<'p> {
         let view: Vec<SugovRq> = cpus.iter().map(|&cc| self.sugov_rq(cc)).collect();
         let pos = cpus.iter().position(|&cc| cc == c).unwrap_or(0);
         let profile = self.profile;
-        if let Some(f) = self.doms[d].update(pos, &view, &profile, self.now, flags) {
+        let old = self.doms[d].cur();
+        let changed = self.doms[d].update(pos, &view, &profile, self.now, flags);
+        self.tr_sugov(d, c, flags, &view, old);
+        if let Some(f) = changed {
             let fref = self.doms[d].fref_khz;
             for &cc in &cpus {
                 let r = &mut self.rqs[cc];

@@ -19,7 +19,9 @@ impl Engine<'_> {
             };
             let sel = self.profile.sched_idle_select;
             let this_cpu = self.tasks[t].cpu;
-            return sched_balance_find_dst_cpu(&views, &self.sd, &p, this_cpu, sel, uclamp_used);
+            let c = sched_balance_find_dst_cpu(&views, &self.sd, &p, this_cpu, sel, uclamp_used);
+            self.tr_place(t, this_cpu, c, PlacementRule::Fork, &views, &p);
+            return c;
         }
         let prev = self.tasks[t].cpu;
         // sync_entity_load_avg(): decay the sleeping task to its old cfs_rq's clock.
@@ -27,12 +29,14 @@ impl Engine<'_> {
             let lut = self.rqs[prev].cfs.last_update_time;
             let task = &mut self.tasks[t];
             if task.avg.last_update_time != 0 {
-                __update_load_avg_blocked_se(
+                let before = task.avg;
+                let ret = __update_load_avg_blocked_se(
                     lut,
                     &mut task.avg,
                     scale_load(task.weight),
                     self.tables,
                 );
+                self.tr_pelt_se(prev, t, lut, None, before, ret);
             }
         }
         let p = TaskView {
@@ -42,7 +46,9 @@ impl Engine<'_> {
             allowed: &allowed,
         };
         if !self.tasks[t].is_fair() {
-            return select_idle_cpu(&views, &p, prev, false, uclamp_used);
+            let c = select_idle_cpu(&views, &p, prev, false, uclamp_used);
+            self.tr_place(t, prev, c, PlacementRule::Rt, &views, &p);
+            return c;
         }
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
             let pds: Vec<PerfDomain> = self
@@ -52,10 +58,13 @@ impl Engine<'_> {
                 .filter_map(|d| d.em.as_ref().map(|em| PerfDomain { cpus: &d.cpus, em }))
                 .collect();
             if let Some(c) = find_energy_efficient_cpu(&views, &pds, &p, prev, uclamp_used) {
+                self.tr_place(t, prev, c, PlacementRule::Eas, &views, &p);
                 return c;
             }
         }
-        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used)
+        let c = select_idle_cpu(&views, &p, prev, self.asym, uclamp_used);
+        self.tr_place(t, prev, c, PlacementRule::Idle, &views, &p);
+        c
     }
 
     pub(super) fn cpu_views(&self) -> Vec<CpuView> {
@@ -137,6 +146,7 @@ impl Engine<'_> {
         task.forked = true;
         self.tasks.push(task);
         self.rec.add_task(&name, n);
+        self.tr_fork(&name);
         self.nforks[k] = nf + 1;
         self.push(at, Ev::Wake(ind));
     }
@@ -175,6 +185,7 @@ impl Engine<'_> {
         }
         self.apply_pending(t);
         let c = self.select_cpu(t);
+        self.tr_waking(t, c);
         let prev = self.tasks[t].cpu;
         if self.tasks[t].state != TState::New && c != prev && self.tasks[t].is_fair() {
             let (r, task) = (&mut self.rqs[prev], &mut self.tasks[t]);
@@ -182,7 +193,9 @@ impl Engine<'_> {
             task.avg.last_update_time = 0;
         }
         self.tasks[t].woke_at = Some(self.now);
+        let new = self.tasks[t].state == TState::New;
         self.enqueue(c, t);
+        self.tr_wakeup(t, c, new);
         self.check_preempt(c, t);
     }
 
@@ -245,6 +258,7 @@ impl Engine<'_> {
                 self.tasks[t].yielded = false;
                 self.apply_pending(t);
                 let dst = self.select_cpu(t);
+                self.tr_migrate(t, c, dst);
                 self.enqueue(dst, t);
                 self.schedule(c);
                 if dst != c {
