@@ -553,13 +553,16 @@ pub enum Ty {
     U64,
     /// `char name[N]`, NUL-padded.
     Char(usize),
+    /// `__data_loc char[] name`: a 32-bit (length << 16 | offset) word in the record,
+    /// the NUL-terminated text after the fixed fields (the kernel's `__string()`).
+    DynStr,
 }
 
 impl Ty {
     /// Size in bytes.
     pub fn size(self) -> usize {
         match self {
-            Ty::I32 | Ty::U32 => 4,
+            Ty::I32 | Ty::U32 | Ty::DynStr => 4,
             Ty::I64 | Ty::U64 => 8,
             Ty::Char(n) => n,
         }
@@ -641,6 +644,9 @@ const fn path() -> FieldDef {
 }
 const fn text(key: &'static str, n: usize) -> FieldDef {
     f(key, Ty::Char(n), Fmt::Str)
+}
+const fn dyn_text(key: &'static str) -> FieldDef {
+    f(key, Ty::DynStr, Fmt::Str)
 }
 
 const WAKEUP_FIELDS: &[FieldDef] = &[
@@ -880,7 +886,7 @@ pub static EVENTS: &[EventDef] = &[
             d32("domain"),
             d32("cpu"),
             u32f("flags"),
-            text("cpus", 256),
+            dyn_text("cpus"),
             d32("should_update"),
             u32f("raw_freq"),
             u32f("resolved_freq"),
@@ -904,8 +910,8 @@ pub static EVENTS: &[EventDef] = &[
             u64f("util_est"),
             u64f("uclamp_min"),
             u64f("uclamp_max"),
-            text("cpus", 256),
-            text("pd_energy", 128),
+            dyn_text("cpus"),
+            dyn_text("pd_energy"),
         ],
         arrow_before: None,
     },
@@ -921,7 +927,7 @@ pub static EVENTS: &[EventDef] = &[
             d32("idx"),
             d32("stop_tick"),
             d32("utilized"),
-            text("stats", 256),
+            dyn_text("stats"),
         ],
         arrow_before: None,
     },

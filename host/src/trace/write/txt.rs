@@ -17,13 +17,15 @@ pub fn line(t: &Trace, r: &Rec, out: &mut String) {
     let def = r.kind.event_def();
     // `%16s-%-5d`: comm right-aligned in 16, pid left-aligned in 5.
     let comm = t.comm(r.pid);
+    // Microseconds rounded to nearest, as libtraceevent prints them.
+    let us = (r.ts + 500) / 1000;
     let _ = write!(
         out,
         "{comm:>16}-{:<5} [{:03}] {:>5}.{:06}: {:<21} ",
         r.pid,
         r.cpu,
-        r.ts / 1_000_000_000,
-        r.ts % 1_000_000_000 / 1000,
+        us / 1_000_000,
+        us % 1_000_000,
         format!("{}:", def.name),
     );
     let vals = r.kind.values(t, r.cpu);
