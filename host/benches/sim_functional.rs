@@ -4,7 +4,9 @@
 //! Scenario: fixtures/platforms/m1pro-8c.toml, one always-busy task plus four 5 % / 16 ms
 //! periodic tasks (VARIANTS.md §1), mainline profile, HZ=250. Three runs: 10 s and 100 s
 //! of simulated time, and 10 s with sleeps 10× longer (5 % / 160 ms tasks). Criterion's
-//! `time` is the wall time of one whole simulation.
+//! `time` is the wall time of one whole simulation. `10s_traced` is the 10 s run recording
+//! its events (`simulate_traced`, the `--trace` path, without writing a file): the cost of
+//! a trace when asked for; `10s` is the default path, which records nothing.
 
 use std::path::Path;
 
@@ -12,7 +14,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 use schedmath::Profile;
 use schedmath_host::platform::Platform;
-use schedmath_host::sim::{simulate, SimConfig, SimTask};
+use schedmath_host::sim::{simulate, simulate_traced, SimConfig, SimTask};
 
 fn tasks(small_period_ns: u64) -> Vec<SimTask> {
     let mut t = vec![SimTask::periodic("busy", 100, 16_000_000, None)];
@@ -47,6 +49,18 @@ fn bench(c: &mut Criterion) {
             b.iter(|| simulate(&platform, &t, &Profile::MAINLINE, &cfg).expect("simulates"))
         });
     }
+    let cfg = SimConfig {
+        duration_ns: 10_000_000_000,
+        hz: 250,
+        seed: 0,
+    };
+    let t = tasks(16_000_000);
+    g.bench_function("10s_traced", |b| {
+        b.iter(|| {
+            simulate_traced(&platform, &t, &[], &Profile::MAINLINE, &cfg, &mut |_| {})
+                .expect("simulates")
+        })
+    });
     g.finish();
 }
 

@@ -321,6 +321,10 @@ struct StudyArgs {
     /// Where study names are looked up.
     #[arg(long, value_name = "DIR", default_value = "fixtures/scenarios")]
     scenarios: PathBuf,
+    /// Record each run's events: FILE.CASE.PROFILE.EXT per run (format by extension:
+    /// `.txt`, `.dat`, `.pftrace`, `.csv`; see `simulate --trace`).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -328,7 +332,7 @@ struct StudyArgs {
 
 fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
     use schedmath_host::study;
-    let r = study::run(&study::resolve(&a.name, &a.scenarios))?;
+    let r = study::run_traced(&study::resolve(&a.name, &a.scenarios), a.trace.as_deref())?;
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer(&mut out, &r)?;
@@ -347,7 +351,10 @@ fn sim_run(
     use schedmath_host::sim::{
         simulate_traced, simulate_with_progress, tasks_from_workload, SimConfig,
     };
-    use schedmath_host::trace::write::{check_path, tagged, write_file};
+    use schedmath_host::trace::write::{check_path, tagged, write_file, Format};
+    if let Some(p) = &c.trace {
+        Format::of(p)?; // the extension as given, before any `.base` / `.patch`
+    }
     // Each run's trace file, checked before any simulation starts.
     let traces: Vec<Option<PathBuf>> = tags
         .iter()

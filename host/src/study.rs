@@ -37,7 +37,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::platform::Platform;
-use crate::sim::{simulate_workload, Metrics, SimConfig, SimError};
+use crate::sim::{
+    simulate_traced, simulate_workload, tasks_from_workload, Metrics, SimConfig, SimError,
+};
 use crate::text::Table;
 use crate::workload::{Workload, WorkloadError};
 
@@ -80,6 +82,9 @@ pub enum StudyError {
         /// The workload error (names its own file and line).
         source: Box<WorkloadError>,
     },
+    /// A run's trace file (`--trace`).
+    #[error(transparent)]
+    Trace(#[from] crate::trace::write::WriteError),
     /// A run failed (platform, workload or profile).
     #[error("{file}: case `{case}`: {source}")]
     Sim {
@@ -184,7 +189,39 @@ pub fn resolve(name_or_file: &str, scenarios: &Path) -> PathBuf {
 /// Loads and runs the study in `file` (runs spread over the machine's cores; the result
 /// does not depend on how many).
 pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
+    run_traced(file, None)
+}
+
+/// The trace file of one run: `trace` with `CASE.PROFILE` before its extension (any
+/// character other than a letter, digit, `-` or `_` becomes `_`), e.g.
+/// `study.txt` → `study.lone_task.mainline.txt`.
+pub fn run_trace_path(trace: &Path, case: &str, profile: &str) -> PathBuf {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    crate::trace::write::tagged(trace, &format!("{}.{}", clean(case), clean(profile)))
+}
+
+/// [`run`], recording each run's events to its [`run_trace_path`] when `trace` is given
+/// (every path is checked before the first run).
+pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, StudyError> {
     let (spec, jobs) = load(file)?;
+    if let Some(t) = trace {
+        crate::trace::write::Format::of(t)?;
+        for job in &jobs {
+            for p in &job.profiles {
+                crate::trace::write::check_path(&run_trace_path(t, &job.label, p))?;
+            }
+        }
+    }
     let fname = file.display().to_string();
     let work: Vec<(usize, &str)> = jobs
         .iter()
@@ -203,11 +240,8 @@ pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
                 let Some(&(j, profile)) = work.get(i) else {
                     break;
                 };
-                let r = run_one(&jobs[j], profile).map_err(|e| StudyError::Sim {
-                    file: fname.clone(),
-                    case: jobs[j].label.clone(),
-                    source: Box::new(e),
-                });
+                let file = trace.map(|t| run_trace_path(t, &jobs[j].label, profile));
+                let r = run_one(&jobs[j], profile, file.as_deref(), &fname);
                 if let Ok(mut slots) = slots.lock() {
                     slots[i] = Some(r);
                 }
@@ -235,10 +269,30 @@ pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
     })
 }
 
-fn run_one(job: &Job, profile: &str) -> Result<Metrics, SimError> {
+fn run_one(
+    job: &Job,
+    profile: &str,
+    trace: Option<&Path>,
+    fname: &str,
+) -> Result<Metrics, StudyError> {
+    let sim_err = |e: SimError| StudyError::Sim {
+        file: fname.to_string(),
+        case: job.label.clone(),
+        source: Box::new(e),
+    };
     let p = schedmath::Profile::from_name(profile)
-        .map_err(|e| SimError::Config(format!("profile `{profile}`: {e}")))?;
-    let mut m = simulate_workload(&job.platform, &job.workload, &p, &job.cfg)?;
+        .map_err(|e| sim_err(SimError::Config(format!("profile `{profile}`: {e}"))))?;
+    let mut m = match trace {
+        None => simulate_workload(&job.platform, &job.workload, &p, &job.cfg).map_err(sim_err)?,
+        Some(file) => {
+            let tasks = tasks_from_workload(&job.workload).map_err(sim_err)?;
+            let irq = &job.workload.global.irq_pct;
+            let (m, t) = simulate_traced(&job.platform, &tasks, irq, &p, &job.cfg, &mut |_| {})
+                .map_err(sim_err)?;
+            crate::trace::write::write_file(&t, file)?;
+            m
+        }
+    };
     m.profile = profile.to_string();
     Ok(m)
 }
