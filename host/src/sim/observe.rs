@@ -15,6 +15,10 @@
 
 use crate::trace::record::{comm_of, Kind, PrevState, Rec, TaskRec, Trace, UeLayout, IDLE_PID};
 
+/// Most events one trace holds (about 2 GB at the largest records): a longer run is
+/// refused with an error naming the limit rather than filling memory.
+pub const TRACE_EVENTS_MAX: usize = 8_000_000;
+
 /// The pid of task index `t`.
 pub fn pid_of(t: usize) -> i32 {
     i32::try_from(t + 1).unwrap_or(i32::MAX)
@@ -33,6 +37,8 @@ pub struct TraceBuf {
     pub ue: UeLayout,
     /// uclamp is in use: `lisa__uclamp_util_se` is recorded.
     pub uclamp: bool,
+    /// Events dropped past [`TRACE_EVENTS_MAX`].
+    pub dropped: u64,
 }
 
 impl TraceBuf {
@@ -57,6 +63,7 @@ impl TraceBuf {
             running_prio: vec![120; nr_cpus],
             ue,
             uclamp: false,
+            dropped: 0,
         }
     }
 
@@ -72,6 +79,10 @@ impl TraceBuf {
     /// Records `kind` at `ts` on `cpu` (the current task there: the last switched in).
     pub fn push(&mut self, ts: u64, cpu: usize, kind: Kind) {
         let pid = self.running.get(cpu).copied().unwrap_or(IDLE_PID);
+        if self.trace.events.len() >= TRACE_EVENTS_MAX {
+            self.dropped += 1;
+            return;
+        }
         self.trace.events.push(Rec {
             ts,
             cpu: cpu as u32, // CPU numbers are small
@@ -113,8 +124,15 @@ impl TraceBuf {
         self.running_prio[cpu] = next_prio;
     }
 
-    /// The recorded trace.
-    pub fn finish(self) -> Trace {
-        self.trace
+    /// The recorded trace, or the error of one past [`TRACE_EVENTS_MAX`].
+    pub fn finish(self) -> Result<Trace, String> {
+        if self.dropped > 0 {
+            return Err(format!(
+                "the trace would hold {} events, more than the {TRACE_EVENTS_MAX} one trace \
+                 may hold: trace a shorter run (--duration)",
+                self.trace.events.len() as u64 + self.dropped
+            ));
+        }
+        Ok(self.trace)
     }
 }

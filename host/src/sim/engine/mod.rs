@@ -248,7 +248,8 @@ pub fn simulate_traced(
     let mut e = Engine::new(platform, tasks, irq, profile, cfg, true)?;
     e.run(progress);
     let (m, t) = e.finish();
-    Ok((m, t.unwrap_or_default()))
+    let t = t.unwrap_or_else(|| Ok(Trace::default()));
+    Ok((m, t.map_err(SimError::Config)?))
 }
 
 /// `sched_uclamp_used` is switched on by the first clamp request, so a clamp first set by
@@ -449,7 +450,7 @@ impl<'p> Engine<'p> {
         self.now = self.end;
     }
 
-    fn finish(mut self) -> (Metrics, Option<Trace>) {
+    fn finish(mut self) -> (Metrics, Option<Result<Trace, String>>) {
         for c in 0..self.rqs.len() {
             self.acct(c);
             if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_mut()) {
