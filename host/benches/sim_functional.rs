@@ -9,6 +9,9 @@
 //! Before the timing, each case runs once under a counting global allocator and prints
 //! its events (heap pops the loop handled), allocations and bytes allocated per event:
 //! deterministic figures, unlike the time.
+//! `10s_traced` is the 10 s run recording
+//! its events (`simulate_traced`, the `--trace` path, without writing a file): the cost of
+//! a trace when asked for; `10s` is the default path, which records nothing.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
@@ -18,7 +21,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 use schedmath::Profile;
 use schedmath_host::platform::Platform;
-use schedmath_host::sim::{simulate, simulate_counting_events, SimConfig, SimTask};
+use schedmath_host::sim::{
+    simulate, simulate_counting_events, simulate_traced, SimConfig, SimTask,
+};
 
 /// The system allocator, counting allocations and bytes (reallocations count their new
 /// size).
@@ -93,6 +98,18 @@ fn bench(c: &mut Criterion) {
             b.iter(|| simulate(&platform, &t, &Profile::MAINLINE, &cfg).expect("simulates"))
         });
     }
+    let cfg = SimConfig {
+        duration_ns: 10_000_000_000,
+        hz: 250,
+        seed: 0,
+    };
+    let t = tasks(16_000_000);
+    g.bench_function("10s_traced", |b| {
+        b.iter(|| {
+            simulate_traced(&platform, &t, &[], &Profile::MAINLINE, &cfg, &mut |_| {})
+                .expect("simulates")
+        })
+    });
     g.finish();
 }
 

@@ -299,6 +299,11 @@ struct SimCommon {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// Record the run's events to FILE, format by extension: `.txt` (`trace-cmd report`
+    /// text), `.dat` (trace-cmd data), `.pftrace` (Perfetto), `.csv`. `compare` writes
+    /// FILE.base.EXT and FILE.patch.EXT.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -329,6 +334,10 @@ struct StudyArgs {
     /// Where study names are looked up.
     #[arg(long, value_name = "DIR", default_value = "fixtures/scenarios")]
     scenarios: PathBuf,
+    /// Record each run's events: FILE.CASE.PROFILE.EXT per run (format by extension:
+    /// `.txt`, `.dat`, `.pftrace`, `.csv`; see `simulate --trace`).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -336,7 +345,7 @@ struct StudyArgs {
 
 fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
     use schedmath_host::study;
-    let r = study::run(&study::resolve(&a.name, &a.scenarios))?;
+    let r = study::run_traced(&study::resolve(&a.name, &a.scenarios), a.trace.as_deref())?;
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer(&mut out, &r)?;
@@ -347,8 +356,31 @@ fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
-    use schedmath_host::sim::{simulate_with_progress, tasks_from_workload, SimConfig};
+fn sim_run(
+    c: &SimCommon,
+    names: &[&str],
+    tags: &[&str],
+) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
+    use schedmath_host::sim::{
+        simulate_traced, simulate_with_progress, tasks_from_workload, SimConfig,
+    };
+    use schedmath_host::trace::write::{check_path, tagged, write_file, Format};
+    if let Some(p) = &c.trace {
+        Format::of(p)?; // the extension as given, before any `.base` / `.patch`
+    }
+    // Each run's trace file, checked before any simulation starts.
+    let traces: Vec<Option<PathBuf>> = tags
+        .iter()
+        .map(|tag| {
+            c.trace.as_ref().map(|p| match *tag {
+                "" => p.clone(),
+                t => tagged(p, t),
+            })
+        })
+        .collect();
+    for p in traces.iter().flatten() {
+        check_path(p)?;
+    }
     let platform = schedmath_host::platform::Platform::load(&c.platform)?;
     let w = schedmath_host::workload::Workload::load(&c.workload)?;
     w.validate(platform.nr_cpus())?;
@@ -359,13 +391,21 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
     let cfg = SimConfig::for_workload(&w, c.duration, c.hz, c.seed);
     names
         .iter()
-        .map(|n| {
+        .zip(&traces)
+        .map(|(n, file)| {
             let p = profile(n)?;
             let bar =
                 schedmath_host::text::progress_bar(cfg.duration_ns / 1_000_000, "simulated ms", n);
             let mut tick = |now: u64| bar.set_position(now / 1_000_000);
-            let m =
-                simulate_with_progress(&platform, &tasks, &w.global.irq_pct, &p, &cfg, &mut tick)?;
+            let irq = &w.global.irq_pct;
+            let m = match file {
+                Some(f) => {
+                    let (m, t) = simulate_traced(&platform, &tasks, irq, &p, &cfg, &mut tick)?;
+                    write_file(&t, f)?;
+                    m
+                }
+                None => simulate_with_progress(&platform, &tasks, irq, &p, &cfg, &mut tick)?,
+            };
             bar.finish_and_clear();
             Ok(m)
         })
@@ -373,7 +413,7 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
 }
 
 fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {
-    let m = sim_run(&a.common, &[&a.profile])?;
+    let m = sim_run(&a.common, &[&a.profile], &[""])?;
     let mut out = std::io::stdout().lock();
     for m in &m {
         if a.common.json {
@@ -387,7 +427,7 @@ fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {
 }
 
 fn compare_cmd(a: &CompareArgs) -> anyhow::Result<bool> {
-    let m = sim_run(&a.common, &[&a.base, &a.patch])?;
+    let m = sim_run(&a.common, &[&a.base, &a.patch], &["base", "patch"])?;
     let [base, patch] = m.as_slice() else {
         anyhow::bail!("compare needs two results");
     };

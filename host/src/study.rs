@@ -38,7 +38,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::platform::Platform;
-use crate::sim::{simulate_workload, Metrics, SimConfig, SimError};
+use crate::sim::{
+    simulate_traced, simulate_workload, tasks_from_workload, Metrics, SimConfig, SimError,
+};
 use crate::text::Table;
 use crate::workload::{Workload, WorkloadError};
 
@@ -81,6 +83,9 @@ pub enum StudyError {
         /// The workload error (names its own file and line).
         source: Box<WorkloadError>,
     },
+    /// A run's trace file (`--trace`).
+    #[error(transparent)]
+    Trace(#[from] crate::trace::write::WriteError),
     /// A run failed (platform, workload or profile).
     #[error("{file}: case `{case}`: {source}")]
     Sim {
@@ -185,26 +190,55 @@ pub fn resolve(name_or_file: &str, scenarios: &Path) -> PathBuf {
 /// Loads and runs the study in `file` (runs spread over the machine's cores by rayon;
 /// the result does not depend on how many).
 pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
+    run_traced(file, None)
+}
+
+/// The trace file of one run: `trace` with `CASE.PROFILE` before its extension (any
+/// character other than a letter, digit, `-` or `_` becomes `_`), e.g.
+/// `study.txt` → `study.lone_task.mainline.txt`.
+pub fn run_trace_path(trace: &Path, case: &str, profile: &str) -> PathBuf {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    crate::trace::write::tagged(trace, &format!("{}.{}", clean(case), clean(profile)))
+}
+
+/// [`run`], recording each run's events to its [`run_trace_path`] when `trace` is given
+/// (every path is checked before the first run).
+pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, StudyError> {
     let (spec, jobs) = load(file)?;
+    if let Some(t) = trace {
+        crate::trace::write::Format::of(t)?;
+        for job in &jobs {
+            for p in &job.profiles {
+                crate::trace::write::check_path(&run_trace_path(t, &job.label, p))?;
+            }
+        }
+    }
     let fname = file.display().to_string();
     let work: Vec<(usize, &str)> = jobs
         .iter()
         .enumerate()
         .flat_map(|(j, job)| job.profiles.iter().map(move |p| (j, p.as_str())))
         .collect();
-    let results: Vec<Result<Metrics, SimError>> = work
+    let results: Vec<Result<Metrics, StudyError>> = work
         .par_iter()
         .map(|&(j, profile)| {
-            simulate_named(&jobs[j].platform, &jobs[j].workload, profile, &jobs[j].cfg)
+            let file = trace.map(|t| run_trace_path(t, &jobs[j].label, profile));
+            run_one(&jobs[j], profile, file.as_deref(), &fname)
         })
         .collect();
     let mut runs = Vec::with_capacity(work.len());
     for ((j, profile), r) in work.iter().zip(results) {
-        let metrics = r.map_err(|e| StudyError::Sim {
-            file: fname.clone(),
-            case: jobs[*j].label.clone(),
-            source: Box::new(e),
-        })?;
+        let metrics = r?;
         runs.push(Run {
             case: jobs[*j].label.clone(),
             profile: (*profile).to_string(),
@@ -231,6 +265,32 @@ pub fn simulate_named(
     let p = schedmath::Profile::from_name(profile)
         .map_err(|e| SimError::Config(format!("profile `{profile}`: {e}")))?;
     let mut m = simulate_workload(platform, w, &p, cfg)?;
+    m.profile = profile.to_string();
+    Ok(m)
+}
+
+/// One run of a study: [`simulate_named`], or traced into `trace` when given.
+fn run_one(
+    job: &Job,
+    profile: &str,
+    trace: Option<&Path>,
+    fname: &str,
+) -> Result<Metrics, StudyError> {
+    let sim_err = |e: SimError| StudyError::Sim {
+        file: fname.to_string(),
+        case: job.label.clone(),
+        source: Box::new(e),
+    };
+    let Some(file) = trace else {
+        return simulate_named(&job.platform, &job.workload, profile, &job.cfg).map_err(sim_err);
+    };
+    let p = schedmath::Profile::from_name(profile)
+        .map_err(|e| sim_err(SimError::Config(format!("profile `{profile}`: {e}"))))?;
+    let tasks = tasks_from_workload(&job.workload).map_err(sim_err)?;
+    let irq = &job.workload.global.irq_pct;
+    let (mut m, t) =
+        simulate_traced(&job.platform, &tasks, irq, &p, &job.cfg, &mut |_| {}).map_err(sim_err)?;
+    crate::trace::write::write_file(&t, file)?;
     m.profile = profile.to_string();
     Ok(m)
 }

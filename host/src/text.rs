@@ -29,6 +29,16 @@ pub fn csv_rows(text: &str) -> impl Iterator<Item = CsvRow<'_>> {
     })
 }
 
+/// One CSV field as written: quoted (with `"` doubled) when it holds a comma, a quote
+/// or a line break (RFC 4180), else as is.
+pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains([',', '"', '\n', '\r']) {
+        std::borrow::Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
 /// Column alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Align {

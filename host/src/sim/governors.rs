@@ -15,10 +15,11 @@ use std::collections::BTreeMap;
 
 use schedmath::cpuidle::{
     cpuidle_enter_and_reflect, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit,
-    SelectEnv, Selection,
+    IdleMiss, SelectEnv, Selection,
 };
 use schedmath::schedutil::{
     sugov_update_shared, sugov_update_single_freq, SugovCpu, SugovEnv, SugovPolicy, SugovRq,
+    SugovUpdate,
 };
 use schedmath::Profile;
 
@@ -47,6 +48,8 @@ pub struct FreqDomainState {
     pub residency: BTreeMap<u32, u64>,
     /// Start of the current residency interval.
     pub since: u64,
+    /// What the last update did (`None`: it failed); read by the trace.
+    pub last: Option<SugovUpdate>,
 }
 
 impl FreqDomainState {
@@ -79,6 +82,7 @@ impl FreqDomainState {
             },
             residency: BTreeMap::new(),
             since: 0,
+            last: None,
         })
     }
 
@@ -98,9 +102,9 @@ impl FreqDomainState {
         flags: u32,
     ) -> Option<u32> {
         let before = self.sg.policy.cur;
-        if self.cpus.len() == 1 {
+        self.last = if self.cpus.len() == 1 {
             let (rq, sg_cpu) = (rqs.first()?, self.sg_cpus.first_mut()?);
-            sugov_update_single_freq(&mut self.sg, sg_cpu, rq, &self.env, profile, now, flags)?;
+            sugov_update_single_freq(&mut self.sg, sg_cpu, rq, &self.env, profile, now, flags)
         } else {
             sugov_update_shared(
                 &mut self.sg,
@@ -110,8 +114,9 @@ impl FreqDomainState {
                 &self.env,
                 now,
                 flags,
-            )?;
-        }
+            )
+        };
+        self.last?;
         let after = self.sg.policy.cur;
         if after == before {
             return None;
@@ -174,7 +179,15 @@ impl CpuIdle {
     /// The stay in `idx` from `since` ended at `now` (by a wake-up or the tick): the
     /// statistics of `cpuidle_enter_state()` (residency includes the exit latency) and
     /// the governor's `reflect`.
-    pub fn exit(&mut self, idx: usize, since: u64, now: u64, got_tick: bool, tick_nsec: i64) {
+    /// Returns whether the stay missed its state (the `cpu_idle_miss` of the kernel).
+    pub fn exit(
+        &mut self,
+        idx: usize,
+        since: u64,
+        now: u64,
+        got_tick: bool,
+        tick_nsec: i64,
+    ) -> IdleMiss {
         let residency = (now - since).saturating_add(self.exit_latency_ns(idx));
         let exit = IdleExit {
             last_residency_ns: i64::try_from(residency).unwrap_or(i64::MAX),
@@ -189,6 +202,6 @@ impl CpuIdle {
             idx,
             tick_nsec,
             &exit,
-        );
+        )
     }
 }

@@ -27,12 +27,15 @@ pub mod engine;
 pub mod governors;
 pub mod group;
 pub mod metrics;
+pub mod observe;
 pub mod placement;
 pub mod program;
 pub mod rq;
 pub mod task;
 
-pub use engine::{simulate, simulate_counting_events, simulate_with_progress, simulate_workload};
+pub use engine::{
+    simulate, simulate_counting_events, simulate_traced, simulate_with_progress, simulate_workload,
+};
 pub use metrics::{render_compare, Metrics};
 pub use program::{tasks_from_workload, PhaseAttrs, SchedPolicy, SimPhase, SimTask, Step};
 

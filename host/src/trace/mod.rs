@@ -10,7 +10,9 @@
 //! formats, and the project's own traces (same text format, LISA event names).
 
 pub mod event;
+pub mod record;
 pub mod report;
+pub mod write;
 
 pub use event::{Event, PeltCall, PeltCallKind, PeltEntity, PeltState, UtilEstValue};
 pub use report::{ReadError, Record, ReportReader, SkipReason, Skipped};

@@ -274,7 +274,7 @@ mod tests {
             hz: 250,
             seed: 0,
         };
-        let mut e = Engine::new(&p, &specs, &[], &Profile::MAINLINE, &cfg).unwrap();
+        let mut e = Engine::new(&p, &specs, &[], &Profile::MAINLINE, &cfg, false).unwrap();
         e.run(&mut |_| {});
         let state: Vec<(bool, u32)> = (0..4)
             .map(|c| (e.rqs[c].is_sched_idle(), e.rqs[c].h_nr_idle))

@@ -66,6 +66,7 @@
 
 mod fair;
 mod groups;
+mod observe;
 mod sched;
 mod sync;
 mod tick;
@@ -82,7 +83,7 @@ use schedmath::capacity::{
 };
 use schedmath::cpuidle::{SelectEnv, KTIME_MAX};
 use schedmath::energy::em_cpu_energy;
-use schedmath::math::scale_load;
+use schedmath::math::{scale_load, scale_load_down};
 use schedmath::overutilized::{
     check_update_overutilized_status, cpu_overutilized, update_sd_lb_overutilized, EasKeys,
     OverutilizedCpu, RootDomain,
@@ -122,6 +123,7 @@ use super::task::{
 use super::{SimConfig, SimError, BOOT_CLOCK_NS};
 use crate::platform::Platform;
 use crate::rng::SplitMix64;
+use crate::trace::record::{OuTest, PlacementRule, Trace};
 use crate::workload::{IrqShare, Workload};
 
 /// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
@@ -195,6 +197,8 @@ pub struct Engine<'p> {
     pds: Vec<PerfDomain<'p>>,
     /// Scratch for the schedutil views of a policy's CPUs (no allocation per update).
     sugov_view: Vec<SugovRq>,
+    /// The trace being recorded (`None`: not traced, no hook records anything).
+    trace: Option<Box<super::observe::TraceBuf>>,
 }
 
 /// Runs `tasks` on `platform` under `profile`.
@@ -216,9 +220,9 @@ pub fn simulate_counting_events(
     profile: &Profile,
     cfg: &SimConfig,
 ) -> Result<(Metrics, u64), SimError> {
-    let mut e = Engine::new(platform, tasks, &[], profile, cfg)?;
+    let mut e = Engine::new(platform, tasks, &[], profile, cfg, false)?;
     let events = e.run(&mut |_| {});
-    Ok((e.finish(), events))
+    Ok((e.finish().0, events))
 }
 
 /// Runs workload `w` (its tasks and its `schedmath.irq_pct` irq time) on `platform`
@@ -250,9 +254,25 @@ pub fn simulate_with_progress(
     cfg: &SimConfig,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Metrics, SimError> {
-    let mut e = Engine::new(platform, tasks, irq, profile, cfg)?;
+    let mut e = Engine::new(platform, tasks, irq, profile, cfg, false)?;
     e.run(progress);
-    Ok(e.finish())
+    Ok(e.finish().0)
+}
+
+/// [`simulate_with_progress`] recording the run's events ([`crate::sim::observe`]).
+pub fn simulate_traced(
+    platform: &Platform,
+    tasks: &[SimTask],
+    irq: &[IrqShare],
+    profile: &Profile,
+    cfg: &SimConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Metrics, Trace), SimError> {
+    let mut e = Engine::new(platform, tasks, irq, profile, cfg, true)?;
+    e.run(progress);
+    let (m, t) = e.finish();
+    let t = t.unwrap_or_else(|| Ok(Trace::default()));
+    Ok((m, t.map_err(SimError::Config)?))
 }
 
 /// `sched_uclamp_used` is switched on by the first clamp request, so a clamp first set by
@@ -339,6 +359,7 @@ impl<'p> Engine<'p> {
         irq: &[IrqShare],
         profile: &Profile,
         cfg: &SimConfig,
+        traced: bool,
     ) -> Result<Self, SimError> {
         let tick = schedmath::schedutil::tick_nsec(cfg.hz)
             .filter(|&t| t > 0)
@@ -419,7 +440,11 @@ impl<'p> Engine<'p> {
                 .iter()
                 .filter_map(|d| d.em.as_ref().map(|em| PerfDomain { cpus: &d.cpus, em }))
                 .collect(),
+            trace: None,
         };
+        if traced {
+            e.tr_begin(&names);
+        }
         for t in 0..e.tasks.len() {
             let at = e.tasks[t].spec.delay_ns;
             e.push(at, Ev::Wake(t));
@@ -458,7 +483,7 @@ impl<'p> Engine<'p> {
         events
     }
 
-    fn finish(mut self) -> Metrics {
+    fn finish(mut self) -> (Metrics, Option<Result<Trace, String>>) {
         for c in 0..self.rqs.len() {
             self.acct(c);
             if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_mut()) {
@@ -475,7 +500,7 @@ impl<'p> Engine<'p> {
             m.irq_util_avg_end.insert(r.cpu, r.irq.util_avg);
             m.cpu_capacity_end.insert(r.cpu, r.cpu_capacity);
         }
-        m
+        (m, self.trace.map(|b| b.finish()))
     }
 
     // ---------------------------------------------------------------- physical model
@@ -614,9 +639,10 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn set_ou_from(&mut self, before: bool) {
+    fn set_ou_from(&mut self, before: bool, cpu: Option<usize>, test: OuTest) {
         if self.rd.overutilized != before {
             self.rec.set_ou(self.now, self.rd.overutilized);
+            self.tr_ou(cpu, test);
         }
     }
 
@@ -625,7 +651,7 @@ impl<'p> Engine<'p> {
         let before = self.rd.overutilized;
         let cpu = self.ou_cpu(c);
         check_update_overutilized_status(&self.profile, self.keys, &mut self.rd, &cpu);
-        self.set_ou_from(before);
+        self.set_ou_from(before, Some(c), OuTest::CheckUpdate);
     }
 
     /// `update_rq_clock()`: the clocks advance to now; the irq time of the interval
@@ -685,7 +711,10 @@ impl<'p> Engine<'p> {
                     sched_delayed: task.se.sched_delayed,
                     group_runnable_weight: None,
                 };
-                __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
+                let before = task.avg;
+                let ret = __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
+                self.tr_pelt_se(c, t, now, Some(&ent), before, ret);
+                let task = &mut self.tasks[t];
                 if task.ramp_ns.is_none() && task.avg.util_avg >= RAMP_UTIL {
                     let since = task.started_at.unwrap_or(self.now);
                     task.ramp_ns = Some(self.now.saturating_sub(since));
@@ -693,14 +722,17 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
-        __update_load_avg_cfs_rq(
+        let before = r.cfs;
+        let ret = __update_load_avg_cfs_rq(
             now,
             &mut r.cfs,
             r.cfs_load_weight,
             r.nr_fair,
             has_curr,
             self.tables,
-        ) != 0
+        );
+        self.tr_pelt_cfs(c, now, before, has_curr, ret);
+        ret != 0
     }
 
     /// `update_rt_rq_load_avg()`; returns whether the signal decayed.
@@ -758,7 +790,9 @@ impl<'p> Engine<'p> {
             .position(|&cc| cc == c)
             .unwrap_or(0);
         let profile = self.profile;
+        let old = self.doms[d].cur();
         let switched = self.doms[d].update(pos, &view, &profile, self.now, flags);
+        self.tr_sugov(d, c, flags, &view, old);
         self.sugov_view = view;
         if let Some(f) = switched {
             let fref = self.doms[d].fref_khz;

@@ -17,6 +17,7 @@ impl Engine<'_> {
         }
         if self.tasks[t].is_fair() {
             util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
+            self.tr_util_est_cfs(c);
             if std::mem::take(&mut self.tasks[t].in_iowait) {
                 self.cpufreq_update_flags(c, SCHED_CPUFREQ_IOWAIT);
             }
@@ -83,11 +84,15 @@ impl Engine<'_> {
         let is_curr = self.rqs[c].curr == Some(t);
         if self.tasks[t].is_fair() {
             util_est_dequeue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
+            self.tr_util_est_cfs(c);
             let cpu = UtilEstCpu {
                 capacity_orig: self.rqs[c].capacity_orig,
                 util_est_fastup: true,
             };
             util_est_update(&mut self.tasks[t].avg, sleep, &cpu);
+            if sleep {
+                self.tr_util_est_se(c, t);
+            }
             let has_curr = self.curr_is_fair(c);
             let decayed = self.update_load_avg(c, Some((t, true, is_curr)), has_curr);
             if sleep && self.tasks[t].decay_ns.is_none() && self.tasks[t].avg.util_avg >= RAMP_UTIL
@@ -137,6 +142,7 @@ impl Engine<'_> {
 
     /// Moves a queued or running task from `src` to `dst` (not rescheduling either).
     pub(super) fn migrate(&mut self, t: usize, src: usize, dst: usize) {
+        self.tr_migrate(t, src, dst);
         self.dequeue(src, t, false);
         if self.tasks[t].is_fair() {
             let (r, task) = (&mut self.rqs[src], &mut self.tasks[t]);
@@ -174,8 +180,10 @@ impl Engine<'_> {
                 let mut exit_lat = 0;
                 if let Some(st) = self.rqs[c].idle.take() {
                     if let Some(ci) = self.idle[c].as_mut() {
-                        ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+                        let miss =
+                            ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
                         exit_lat = ci.exit_latency_ns(st.idx);
+                        self.tr_idle_exit(c, st.idx, miss);
                     }
                     self.rqs[c].tick_stopped = false;
                 }
@@ -201,6 +209,7 @@ impl Engine<'_> {
                 self.rqs[c].curr = Some(n);
                 self.rqs[c].seg_start = self.now + exit_lat;
                 self.arm_done(c);
+                self.tr_switch(c);
                 return;
             }
             if pulled || !self.newidle_pull(c) {
@@ -213,8 +222,10 @@ impl Engine<'_> {
             update_idle_rq_clock_pelt(&mut r.clock, r.cfs.util_sum, r.rt.util_sum, 0, self.tables);
             r.idle_calls += 1;
             r.idle_stamp = r.clock.clock;
+            self.tr_switch(c);
             self.idle_enter(c);
         }
+        self.tr_switch(c);
     }
 
     /// The next task of `c` after `prev`: the highest RT priority (earliest queued
@@ -268,6 +279,7 @@ impl Engine<'_> {
     /// an `iorun` ends by the device's interrupt, which no timer announces.
     pub(super) fn idle_enter(&mut self, c: usize) {
         let now = self.now;
+        let traced = self.trace.is_some();
         let next_timer = self
             .tasks
             .iter()
@@ -295,11 +307,13 @@ impl Engine<'_> {
             now_ns: now,
             cpu_util: util,
         };
+        let before = traced.then(|| ci.gov.clone());
         let sel = ci.select(&env);
         r.idle = Some(IdleStay {
             idx: sel.idx,
             since: now,
         });
         r.tick_stopped = r.tick_stopped || sel.stop_tick;
+        self.tr_idle_select(c, &env, &sel, before);
     }
 }

@@ -17,10 +17,10 @@ impl Engine<'_> {
             }
         }
         let before = self.rd.overutilized;
-        let any = (0..self.rqs.len())
-            .any(|c| cpu_overutilized(&self.profile, self.keys, &self.ou_cpu(c)));
-        update_sd_lb_overutilized(self.keys, &mut self.rd, true, any);
-        self.set_ou_from(before);
+        let first = (0..self.rqs.len())
+            .position(|c| cpu_overutilized(&self.profile, self.keys, &self.ou_cpu(c)));
+        update_sd_lb_overutilized(self.keys, &mut self.rd, true, first.is_some());
+        self.set_ou_from(before, first, OuTest::LoadBalance);
         self.push(now + self.tick_nsec, Ev::Tick);
     }
 
@@ -41,6 +41,7 @@ impl Engine<'_> {
             self.update_rt(c, true);
         }
         self.rqs[c].cpu_capacity = update_cpu_capacity(&self.capacity(c), &self.pressure(c));
+        self.tr_capacity(c);
         self.cpufreq_update(c);
         if !fair {
             if self.rqs[c]
@@ -104,7 +105,8 @@ impl Engine<'_> {
             if !self.rqs[c].tick_stopped {
                 self.acct(c);
                 if let Some(ci) = self.idle[c].as_mut() {
-                    ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
+                    let miss = ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
+                    self.tr_idle_exit(c, st.idx, miss);
                 }
                 self.rqs[c].idle = None;
                 self.idle_enter(c);

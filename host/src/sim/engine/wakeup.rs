@@ -6,6 +6,15 @@ use super::*;
 
 impl Engine<'_> {
     pub(super) fn select_cpu(&mut self, t: usize) -> usize {
+        // The placement reads the task's mask while the trace hooks need the engine
+        // mutably: the mask is lent out for the call (a move, no allocation).
+        let allowed = std::mem::take(&mut self.tasks[t].allowed);
+        let c = self.select_cpu_allowed(t, &allowed);
+        self.tasks[t].allowed = allowed;
+        c
+    }
+
+    fn select_cpu_allowed(&mut self, t: usize, allowed: &[usize]) -> usize {
         let views = self.cpu_views();
         let uclamp_used = self.keys.uclamp_is_used;
         if self.tasks[t].state == TState::New {
@@ -14,11 +23,13 @@ impl Engine<'_> {
                 util: self.task_util(t),
                 uclamp_min: self.task_clamp(t, UclampId::Min),
                 uclamp_max: self.task_clamp(t, UclampId::Max),
-                allowed: &self.tasks[t].allowed,
+                allowed,
             };
             let sel = self.profile.sched_idle_select;
             let this_cpu = self.tasks[t].cpu;
-            return sched_balance_find_dst_cpu(&views, &self.sd, &p, this_cpu, sel, uclamp_used);
+            let c = sched_balance_find_dst_cpu(&views, &self.sd, &p, this_cpu, sel, uclamp_used);
+            self.tr_place(t, this_cpu, c, PlacementRule::Fork, &views, &p);
+            return c;
         }
         let prev = self.tasks[t].cpu;
         // sync_entity_load_avg(): decay the sleeping task to its old cfs_rq's clock.
@@ -26,29 +37,36 @@ impl Engine<'_> {
             let lut = self.rqs[prev].cfs.last_update_time;
             let task = &mut self.tasks[t];
             if task.avg.last_update_time != 0 {
-                __update_load_avg_blocked_se(
+                let before = task.avg;
+                let ret = __update_load_avg_blocked_se(
                     lut,
                     &mut task.avg,
                     scale_load(task.weight),
                     self.tables,
                 );
+                self.tr_pelt_se(prev, t, lut, None, before, ret);
             }
         }
         let p = TaskView {
             util: self.task_util(t),
             uclamp_min: self.task_clamp(t, UclampId::Min),
             uclamp_max: self.task_clamp(t, UclampId::Max),
-            allowed: &self.tasks[t].allowed,
+            allowed,
         };
         if !self.tasks[t].is_fair() {
-            return select_idle_cpu(&views, &p, prev, false, uclamp_used);
+            let c = select_idle_cpu(&views, &p, prev, false, uclamp_used);
+            self.tr_place(t, prev, c, PlacementRule::Rt, &views, &p);
+            return c;
         }
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
             if let Some(c) = find_energy_efficient_cpu(&views, &self.pds, &p, prev, uclamp_used) {
+                self.tr_place(t, prev, c, PlacementRule::Eas, &views, &p);
                 return c;
             }
         }
-        select_idle_cpu(&views, &p, prev, self.asym, uclamp_used)
+        let c = select_idle_cpu(&views, &p, prev, self.asym, uclamp_used);
+        self.tr_place(t, prev, c, PlacementRule::Idle, &views, &p);
+        c
     }
 
     pub(super) fn cpu_views(&self) -> Vec<CpuView> {
@@ -130,6 +148,7 @@ impl Engine<'_> {
         task.forked = true;
         self.tasks.push(task);
         self.rec.add_task(&name, n);
+        self.tr_fork(&name);
         self.nforks[k] = nf + 1;
         self.push(at, Ev::Wake(ind));
     }
@@ -183,6 +202,7 @@ impl Engine<'_> {
         }
         self.apply_pending(t);
         let c = self.select_cpu(t);
+        self.tr_waking(t, c);
         let prev = self.tasks[t].cpu;
         if self.tasks[t].state != TState::New && c != prev && self.tasks[t].is_fair() {
             self.migrate_task_rq_fair(t, prev);
@@ -191,7 +211,9 @@ impl Engine<'_> {
             task.avg.last_update_time = 0;
         }
         self.tasks[t].woke_at = Some(self.now);
+        let new = self.tasks[t].state == TState::New;
         self.enqueue(c, t);
+        self.tr_wakeup(t, c, new);
         self.check_preempt(c, t);
     }
 
@@ -254,6 +276,7 @@ impl Engine<'_> {
                 self.tasks[t].yielded = false;
                 self.apply_pending(t);
                 let dst = self.select_cpu(t);
+                self.tr_migrate(t, c, dst);
                 self.enqueue(dst, t);
                 self.schedule(c);
                 if dst != c {
