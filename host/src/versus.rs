@@ -8,7 +8,7 @@
 //! wake-up latency (`sched_wakeup` → its next switch-in), migrations
 //! (`sched_migrate_task`), context switches (switch-ins); per CPU, busy % (any task but
 //! the idle task on it, trace-cmd and kworkers included). Simulator side: the same from
-//! `Metrics`; what the simulator does not measure is shown as `-`.
+//! `Metrics` (util_avg mean: sampled at each tick, the value of the last update).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -265,7 +265,10 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
             &format!("{task} util_avg mean / end"),
             lookup(&k.util, task).map_or("-".into(), |(mean, end)| format!("{mean:.0} / {end}")),
             format!(
-                "- / {}",
+                "{} / {}",
+                m.task_util_avg_mean
+                    .get(task)
+                    .map_or("-".into(), |v| format!("{v:.0}")),
                 m.task_util_avg_end
                     .get(task)
                     .map_or("-".into(), |v| v.to_string())
@@ -299,12 +302,17 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         k.latency_us.2.to_string(),
         m.wakeups.to_string(),
     );
-    row(&mut s, "migrations", k.migrations.to_string(), "-".into());
+    row(
+        &mut s,
+        "migrations",
+        k.migrations.to_string(),
+        m.migrations.values().sum::<u64>().to_string(),
+    );
     row(
         &mut s,
         "context switches (switch-ins)",
         k.switches.to_string(),
-        "-".into(),
+        m.context_switches.values().sum::<u64>().to_string(),
     );
     let _ = writeln!(
         s,

@@ -59,6 +59,7 @@ impl Engine<'_> {
             self.rqs[c].nr_rt += 1;
             self.cpufreq_update(c);
         }
+        self.rec.enqueue(t, &self.tasks[t], c);
         self.tasks[t].cpu = c;
         self.tasks[t].state = TState::Runnable;
         self.rqs[c].queue.push(t);
@@ -135,6 +136,7 @@ impl Engine<'_> {
         self.update_rq_clock(c);
         self.update_curr(c);
         self.rqs[c].gen += 1;
+        let prev = self.rqs[c].curr;
         if let Some(p) = self.rqs[c].curr.take() {
             if self.tasks[p].is_fair() {
                 self.rqs[c].curr = Some(p);
@@ -170,6 +172,7 @@ impl Engine<'_> {
                 if let Some(w) = task.woke_at.take() {
                     self.rec.latency(self.now + exit_lat - w);
                 }
+                self.rec.switch_in(n, prev);
                 self.rqs[c].curr = Some(n);
                 self.rqs[c].seg_start = self.now + exit_lat;
                 self.arm_done(c);
