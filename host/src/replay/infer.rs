@@ -15,9 +15,13 @@
 //! The kernel's values are only the answer key: at each recorded update (a probe record
 //! or LISA's `sched_pelt_se`/`sched_pelt_cfs`) the model's signal is brought to the
 //! kernel's instant on a copy and compared. Two things are taken from the answer key and
-//! nothing else: an entity's initial state (its first record: a trace starts with every
-//! signal already running) and, per CPU, the offset between the trace clock and the
-//! rq clock (the first record on that CPU).
+//! nothing else: the initial state of an entity that exists when the trace starts (its
+//! first record: a trace starts with every signal already running; a task forked in the
+//! trace starts from post_init_entity_util_avg() at `sched_wakeup_new`) and the offset
+//! between the trace clock and the rq clock. What runs on a CPU before its first
+//! `sched_switch` comes from the `COMM-PID` column; a dead task's load leaves at its last
+//! switch-out; util_est_update() runs after the dequeue's PELT update before v6.12 and
+//! before it from v6.12 on.
 //!
 //! Not visible in sched events, hence errors: 6.12's delayed dequeue (a task that sleeps
 //! with negative lag stays queued, its load still counted, until picked), the exact rq
