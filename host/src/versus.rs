@@ -9,7 +9,8 @@
 //! (`sched_migrate_task`), context switches (switch-ins), run stretches (switch-in to
 //! switch-out); per CPU, busy % (any task but the idle task on it, trace-cmd and kworkers
 //! included). Simulator side: the same from `Metrics`, under the profile of the kernel's
-//! fair class ([`profile_of`]); what the simulator does not measure is shown as `-`.
+//! fair class ([`profile_of`]) (util_avg mean: sampled at each tick, the value of the
+//! last update).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -316,7 +317,10 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
             &format!("{task} util_avg mean / end"),
             lookup(&k.util, task).map_or("-".into(), |(mean, end)| format!("{mean:.0} / {end}")),
             format!(
-                "- / {}",
+                "{} / {}",
+                m.task_util_avg_mean
+                    .get(task)
+                    .map_or("-".into(), |v| format!("{v:.0}")),
                 m.task_util_avg_end
                     .get(task)
                     .map_or("-".into(), |v| v.to_string())
@@ -350,12 +354,17 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
         k.latency_us.2.to_string(),
         m.wakeups.to_string(),
     );
-    row(&mut s, "migrations", k.migrations.to_string(), "-".into());
+    row(
+        &mut s,
+        "migrations",
+        k.migrations.to_string(),
+        m.migrations.values().sum::<u64>().to_string(),
+    );
     row(
         &mut s,
         "context switches (switch-ins)",
         k.switches.to_string(),
-        m.context_switches.to_string(),
+        m.context_switches.values().sum::<u64>().to_string(),
     );
     row(
         &mut s,

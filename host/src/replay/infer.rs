@@ -15,9 +15,13 @@
 //! The kernel's values are only the answer key: at each recorded update (a probe record
 //! or LISA's `sched_pelt_se`/`sched_pelt_cfs`) the model's signal is brought to the
 //! kernel's instant on a copy and compared. Two things are taken from the answer key and
-//! nothing else: an entity's initial state (its first record: a trace starts with every
-//! signal already running) and, per CPU, the offset between the trace clock and the
-//! rq clock (the first record on that CPU).
+//! nothing else: the initial state of an entity that exists when the trace starts (its
+//! first record: a trace starts with every signal already running; a task forked in the
+//! trace starts from post_init_entity_util_avg() at `sched_wakeup_new`) and the offset
+//! between the trace clock and the rq clock. What runs on a CPU before its first
+//! `sched_switch` comes from the `COMM-PID` column; a dead task's load leaves at its last
+//! switch-out; util_est_update() runs after the dequeue's PELT update before v6.12 and
+//! before it from v6.12 on.
 //!
 //! Not visible in sched events, hence errors: 6.12's delayed dequeue (a task that sleeps
 //! with negative lag stays queued, its load still counted, until picked), the exact rq
@@ -28,7 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use schedmath::pelt::{
     __update_load_avg_cfs_rq, __update_load_avg_se, attach_entity_load_avg, detach_entity_load_avg,
-    PeltTables, SchedAvg, SchedEntityPelt,
+    init_entity_runnable_average, post_init_entity_util_avg, PeltTables, SchedAvg, SchedEntityPelt,
 };
 use schedmath::profile::{Profile, UtilEstVersion};
 use schedmath::schedutil::sugov_effective_cpu_perf;
@@ -61,6 +65,8 @@ struct Task {
     /// Unscaled weight; `None` = not a fair task.
     weight: Option<u64>,
     avg: Option<SchedAvg>,
+    /// `sched_process_exit` seen: its load leaves at its last switch-out.
+    exiting: bool,
     stats: EntityStats,
 }
 
@@ -87,6 +93,9 @@ pub struct InferReplay {
     lisa_stats: (HashMap<i32, EntityStats>, BTreeMap<u32, EntityStats>),
     /// One offset for every CPU (the guest's sched_clock is stable), if estimated.
     global_offset: Option<i64>,
+    /// util_est_update() runs before the dequeue's PELT update (v6.12's
+    /// `dequeue_task_fair()`), not after it (v6.1).
+    util_est_before_dequeue: bool,
 }
 
 /// Which statistic of `now - timestamp` over the answer key is the clock offset.
@@ -156,7 +165,14 @@ impl InferReplay {
             cpus: BTreeMap::new(),
             probe_key: false,
             lisa_stats: Default::default(),
+            util_est_before_dequeue: false,
         }
+    }
+
+    /// The traced kernel's order of util_est_update() and the dequeue's PELT update:
+    /// v6.12 (delayed dequeue) updates util_est first, from the signal of the last update.
+    pub fn set_kernel(&mut self, major_minor: Option<(u32, u32)>) {
+        self.util_est_before_dequeue = major_minor.is_some_and(|v| v >= (6, 12));
     }
 
     /// The cfs_rq's inputs on `cpu`: (scaled weight sum, queued count, a fair task runs).
@@ -228,15 +244,21 @@ impl InferReplay {
                 s.prev_pid
             ));
         }
-        // Everything up to now ran with the old flags.
         let prev = (s.prev_pid != 0).then_some(s.prev_pid);
+        let ue_cpu = self.ue_cpu;
+        let sleeping = !s.prev_runnable();
+        if let Some(p) = prev.filter(|_| sleeping && self.util_est_before_dequeue) {
+            if let Some(avg) = self.tasks.get_mut(&p).and_then(|t| t.avg.as_mut()) {
+                util_est_update(avg, true, &ue_cpu);
+            }
+        }
+        // Everything up to now ran with the old flags.
         self.update(prev, cpu, ts);
         if s.next_pid != 0 {
             self.update(Some(s.next_pid), cpu, ts);
         }
-        let ue_cpu = self.ue_cpu;
+        let before = self.util_est_before_dequeue;
         if let Some(pid) = prev {
-            let sleeping = !s.prev_runnable();
             let weight = prio_weight(s.prev_prio);
             let p = self.task(pid, s.prev_comm);
             p.running = false;
@@ -244,10 +266,14 @@ impl InferReplay {
             p.weight = weight;
             if sleeping {
                 p.on_rq = false;
-                // dequeue_task_fair(): util_est_update() after the dequeue's PELT update.
-                if let Some(avg) = p.avg.as_mut() {
+                // v6.1's dequeue_task_fair(): util_est_update() after the PELT update.
+                if let Some(avg) = p.avg.as_mut().filter(|_| !before) {
                     util_est_update(avg, true, &ue_cpu);
                 }
+            }
+            if p.exiting {
+                // task_dead_fair() after the last switch: its load leaves the cfs_rq.
+                self.exit(pid);
             }
         }
         self.cpus.entry(cpu).or_default().curr = Some(s.next_pid);
@@ -260,6 +286,54 @@ impl InferReplay {
             n.weight = weight;
         }
         Ok(())
+    }
+
+    /// task_dead_fair(): a dead task's load leaves its cfs_rq (the kernel subtracts it as
+    /// removed load at that cfs_rq's next update; the same values, a moment earlier).
+    fn exit(&mut self, pid: i32) {
+        let t = self.tables;
+        let Some(task) = self.tasks.remove(&pid) else {
+            return;
+        };
+        if let (Some(se), Some(cfs)) = (
+            task.avg,
+            self.cpus.get_mut(&task.cpu).and_then(|c| c.cfs.as_mut()),
+        ) {
+            detach_entity_load_avg(cfs, &se, task.weight.unwrap_or(NICE_0_WEIGHT), t);
+        }
+        // Keep the counters: re-insert a dead shell.
+        self.tasks.insert(
+            pid,
+            Task {
+                stats: task.stats,
+                comm: task.comm,
+                cpu: u32::MAX,
+                ..Task::default()
+            },
+        );
+    }
+
+    /// wake_up_new_task(): a forked task's signal starts from
+    /// post_init_entity_util_avg() on the cfs_rq of its first CPU (as that cfs_rq was at
+    /// its last update) and is attached at the enqueue, after the cfs_rq's update.
+    fn wake_up_new(&mut self, ts: u64, pid: i32, cpu: u32, weight: u64) {
+        let Some(cfs) = self.cpus.get(&cpu).and_then(|c| c.cfs) else {
+            return;
+        };
+        let mut se = SchedAvg {
+            util_est: UtilEst::new(self.profile.util_est),
+            ..SchedAvg::default()
+        };
+        init_entity_runnable_average(&mut se, weight);
+        post_init_entity_util_avg(&mut se, &cfs, 1024, weight);
+        self.update(None, cpu, ts);
+        let t = self.tables;
+        if let Some(cfs) = self.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()) {
+            attach_entity_load_avg(cfs, &mut se, weight, t);
+            if let Some(task) = self.tasks.get_mut(&pid) {
+                task.avg = Some(se);
+            }
+        }
     }
 
     fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32) {
@@ -282,6 +356,23 @@ impl InferReplay {
         }
     }
 
+    /// The task current on `cpu` when an event was written (the `COMM-PID` column): before
+    /// the first `sched_switch` on a CPU, the only sign of what ran there when the trace
+    /// started.
+    pub fn current(&mut self, cpu: u32, pid: i32, comm: &str) {
+        let c = self.cpus.entry(cpu).or_default();
+        if c.curr.is_some() {
+            return;
+        }
+        c.curr = Some(pid);
+        if pid != 0 {
+            let t = self.task(pid, comm);
+            t.running = true;
+            t.on_rq = true;
+            t.cpu = cpu;
+        }
+    }
+
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
         match *ev {
@@ -292,15 +383,24 @@ impl InferReplay {
                 prio,
                 target_cpu,
                 waking: false,
-                ..
+                new,
             } => {
                 let target = target_cpu.unwrap_or(cpu);
-                let from = self.tasks.get(&pid).map(|t| t.cpu);
-                if let Some(from) = from.filter(|&f| f != target) {
-                    self.migrate(ts, pid, from, target);
-                }
-                self.update(Some(pid), target, ts);
                 let weight = prio_weight(prio);
+                if new {
+                    let t = self.task(pid, comm);
+                    t.cpu = target;
+                    t.weight = weight;
+                    if let Some(w) = weight {
+                        self.wake_up_new(ts, pid, target, w);
+                    }
+                } else {
+                    let from = self.tasks.get(&pid).map(|t| t.cpu);
+                    if let Some(from) = from.filter(|&f| f != target) {
+                        self.migrate(ts, pid, from, target);
+                    }
+                    self.update(Some(pid), target, ts);
+                }
                 let t = self.task(pid, comm);
                 t.on_rq = true;
                 t.cpu = target;
@@ -325,25 +425,9 @@ impl InferReplay {
                 self.update((curr != 0).then_some(curr), cpu, ts);
             }
             Event::Exit { pid, .. } => {
-                // task_dead_fair(): its load leaves the cfs_rq.
-                let t = self.tables;
-                if let Some(task) = self.tasks.remove(&pid) {
-                    if let (Some(se), Some(cfs)) = (
-                        task.avg,
-                        self.cpus.get_mut(&task.cpu).and_then(|c| c.cfs.as_mut()),
-                    ) {
-                        detach_entity_load_avg(cfs, &se, task.weight.unwrap_or(NICE_0_WEIGHT), t);
-                    }
-                    // Keep the counters: re-insert a dead shell.
-                    self.tasks.insert(
-                        pid,
-                        Task {
-                            stats: task.stats,
-                            comm: task.comm,
-                            cpu: u32::MAX,
-                            ..Task::default()
-                        },
-                    );
+                // do_exit(): the task still runs until its last sched_switch.
+                if let Some(t) = self.tasks.get_mut(&pid) {
+                    t.exiting = true;
                 }
             }
             Event::PeltCall(ref c) => {

@@ -199,6 +199,7 @@ pub fn replay_with<R: Read>(
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);
     let mut inf = infer::InferReplay::new(profile, clock_offset);
+    inf.set_kernel(kernel.as_deref().and_then(major_minor));
     let mut probe_calls = 0u64;
     let mut events = 0u64;
     loop {
@@ -209,6 +210,7 @@ pub fn replay_with<R: Read>(
         };
         events += 1;
         let (line, ts, cpu) = (rec.line, rec.ts_ns, rec.cpu);
+        inf.current(cpu, rec.pid, rec.comm);
         let skip = match Event::parse(&rec) {
             Err(bad) => Some((SkipReason::BadFields, format!("{}: {}", rec.event, bad.0))),
             Ok(Event::Other) => Some((SkipReason::UnknownEvent, rec.event.to_string())),

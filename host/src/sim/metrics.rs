@@ -12,13 +12,20 @@
 //!   `cpuidle_enter_state()` counts it; a stay still open at the end is closed there);
 //! * `wakeup_latency_us`: activation (enqueue) to first run, including the idle state's
 //!   exit latency; nearest-rank percentiles;
-//! * `context_switches`: switch-ins of a task on a CPU that ran another task or idled;
-//!   `run_stretch_us`: percentiles of how long a task ran once switched in (the slices
+//! * `run_stretch_us`: percentiles of how long a task ran once switched in (the slices
 //!   the fair class gave it; a stretch still running at the end is not counted);
 //! * `deadline_misses`: per task, timer activations reached after their expiry (the
 //!   period's work was not done before the next activation);
 //! * `work_done_ms`: per task, work in ms at capacity 1024 and the reference frequency;
 //! * `task_util_avg_end`: per task, its PELT `util_avg` when the simulation ends;
+//!   `task_util_avg_mean`: the mean of its `util_avg` as last updated, sampled at every
+//!   tick from its first enqueue on (the value held between updates, as a trace of the
+//!   kernel's PELT events gives it);
+//! * `migrations`: per task, enqueues on another CPU than the last one it ran or queued
+//!   on (wake-up placement and load balance: the kernel's `sched_migrate_task`), the
+//!   first enqueue excluded; `context_switches`: per task, times it was switched in by
+//!   a pick that replaced another task or the idle task (the kernel's `sched_switch`
+//!   with it as `next`);
 //! * `irq_util_avg_end`, `cpu_capacity_end`: per CPU with irq time
 //!   (`schedmath.irq_pct`), its irq PELT `util_avg` (`rq->avg_irq`, what
 //!   `cpu_util_irq()` reads) and its `capacity_of()` when the simulation ends; both keys
@@ -46,7 +53,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::governors::{CpuIdle, FreqDomainState};
-use super::task::{ForkStart, Task};
+use super::task::{ForkStart, TState, Task};
 use super::SimConfig;
 use crate::platform::Platform;
 use crate::text::Table;
@@ -104,8 +111,6 @@ pub struct Metrics {
     pub wakeups: u64,
     /// Percentiles (µs).
     pub wakeup_latency_us: Latency,
-    /// Switch-ins: a CPU starts running a task other than the one it ran (or idle).
-    pub context_switches: u64,
     /// Run stretches (switch-in to switch-out of a task: the slices it got), µs.
     pub run_stretch_us: Latency,
     /// {task: misses}.
@@ -114,6 +119,12 @@ pub struct Metrics {
     pub work_done_ms: BTreeMap<String, f64>,
     /// {task: `util_avg` at the end}.
     pub task_util_avg_end: BTreeMap<String, u64>,
+    /// {task: mean `util_avg`, sampled at each tick after its first enqueue}.
+    pub task_util_avg_mean: BTreeMap<String, f64>,
+    /// {task: enqueues on another CPU}.
+    pub migrations: BTreeMap<String, u64>,
+    /// {task: switch-ins}.
+    pub context_switches: BTreeMap<String, u64>,
     /// {cpu: `rq->avg_irq.util_avg` at the end}, CPUs with irq time only.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub irq_util_avg_end: BTreeMap<usize, u64>,
@@ -150,7 +161,6 @@ pub struct Recorder {
     work: Vec<u64>,
     misses: Vec<u64>,
     latencies: Vec<u64>,
-    switches: u64,
     stretches: Vec<u64>,
     energy_uw_ns: u128,
     est_acc: u128,
@@ -159,6 +169,10 @@ pub struct Recorder {
     ou_ns: u64,
     ou_triggers: u64,
     io_completed: u64,
+    migrations: Vec<u64>,
+    switches: Vec<u64>,
+    /// Per task: (sum of util_avg samples, samples).
+    util_samples: Vec<(u64, u64)>,
 }
 
 fn s(ns: u64) -> f64 {
@@ -191,7 +205,6 @@ impl Recorder {
             work: vec![0; names.len()],
             misses: vec![0; names.len()],
             latencies: Vec::new(),
-            switches: 0,
             stretches: Vec::new(),
             energy_uw_ns: 0,
             est_acc: 0,
@@ -200,6 +213,9 @@ impl Recorder {
             ou_ns: 0,
             ou_triggers: 0,
             io_completed: 0,
+            migrations: vec![0; names.len()],
+            switches: vec![0; names.len()],
+            util_samples: vec![(0, 0); names.len()],
         }
     }
 
@@ -210,6 +226,9 @@ impl Recorder {
         self.residency.push(vec![0; nr_cpus]);
         self.work.push(0);
         self.misses.push(0);
+        self.migrations.push(0);
+        self.switches.push(0);
+        self.util_samples.push((0, 0));
     }
 
     /// Names the profile in the report.
@@ -243,14 +262,38 @@ impl Recorder {
         }
     }
 
+    /// Task `t` (`task`, before the enqueue) is enqueued on `cpu`: a migration when it
+    /// was on another CPU before (not at its first enqueue).
+    pub fn enqueue(&mut self, t: usize, task: &Task, cpu: usize) {
+        if task.cpu != cpu && task.state != TState::New {
+            if let Some(m) = self.migrations.get_mut(t) {
+                *m += 1;
+            }
+        }
+    }
+
+    /// Task `t` is switched in, replacing `prev` (`None`: the idle task).
+    pub fn switch_in(&mut self, t: usize, prev: Option<usize>) {
+        if prev != Some(t) {
+            if let Some(n) = self.switches.get_mut(t) {
+                *n += 1;
+            }
+        }
+    }
+
+    /// One tick's sample of every started task's `util_avg`.
+    pub fn util_sample(&mut self, tasks: &[Task]) {
+        for (acc, t) in self.util_samples.iter_mut().zip(tasks) {
+            if t.started_at.is_some() {
+                acc.0 += t.avg.util_avg;
+                acc.1 += 1;
+            }
+        }
+    }
+
     /// One wake-up latency (ns).
     pub fn latency(&mut self, ns: u64) {
         self.latencies.push(ns);
-    }
-
-    /// A CPU switched to another task.
-    pub fn switch_in(&mut self) {
-        self.switches += 1;
     }
 
     /// A task stopped running after `ns` on the CPU (preempted, asleep or moved).
@@ -361,7 +404,6 @@ impl Recorder {
                 p99: pct(990),
                 p999: pct(999),
             },
-            context_switches: self.switches,
             run_stretch_us: Latency {
                 p50: spct(500),
                 p90: spct(900),
@@ -376,6 +418,15 @@ impl Recorder {
                 .zip(self.work.iter().map(|&w| round6(w as f64 / 1e6)))
                 .collect(),
             task_util_avg_end: BTreeMap::new(),
+            task_util_avg_mean: self
+                .names
+                .iter()
+                .zip(&self.util_samples)
+                .filter(|(_, &(_, n))| n > 0)
+                .map(|(name, &(sum, n))| (name.clone(), round6(sum as f64 / n as f64)))
+                .collect(),
+            migrations: self.names.iter().cloned().zip(self.migrations).collect(),
+            context_switches: self.names.iter().cloned().zip(self.switches).collect(),
             irq_util_avg_end: BTreeMap::new(),
             cpu_capacity_end: BTreeMap::new(),
             util_ramp_ms: BTreeMap::new(),

@@ -62,6 +62,7 @@ impl Engine<'_> {
             self.rqs[c].nr_rt += 1;
             self.cpufreq_update(c);
         }
+        self.rec.enqueue(t, &self.tasks[t], c);
         self.tasks[t].cpu = c;
         self.tasks[t].state = TState::Runnable;
         if !self.rqs[c].queue.contains(&t) {
@@ -198,7 +199,6 @@ impl Engine<'_> {
                         let ran = self.now.saturating_sub(self.tasks[p].slice_start);
                         self.rec.run_stretch(ran);
                     }
-                    self.rec.switch_in();
                     self.tasks[n].slice_start = self.now;
                 }
                 let task = &mut self.tasks[n];
@@ -206,6 +206,7 @@ impl Engine<'_> {
                 if let Some(w) = task.woke_at.take() {
                     self.rec.latency(self.now + exit_lat - w);
                 }
+                self.rec.switch_in(n, prev);
                 self.rqs[c].curr = Some(n);
                 self.rqs[c].seg_start = self.now + exit_lat;
                 self.arm_done(c);

@@ -10,6 +10,7 @@ impl Engine<'_> {
     pub(super) fn tick(&mut self) {
         let now = self.now;
         self.rec.eas_estimate(now, self.eas_estimate());
+        self.rec.util_sample(&self.tasks);
         for c in 0..self.rqs.len() {
             match self.rqs[c].curr {
                 Some(t) => self.tick_busy(c, t),
