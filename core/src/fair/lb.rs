@@ -316,15 +316,17 @@ mod tests {
             avg_load,
             ..SgLbStats::default()
         };
+        let stays =
+            |pct, local, idlest| find_dst_group_stays_local(pct, &busy(local), 0, &busy(idlest), 0);
         // Margin 1024 * 17 / 100 = 174: local 1000 vs idlest 826 leaves (826 < 1174 and
         // 100000 > 117 * 826 = 96642); idlest 855 stays (100000 <= 117 * 855 = 100035).
-        assert!(!find_dst_group_stays_local(117, &busy(1000), 0, &busy(826), 0));
-        assert!(find_dst_group_stays_local(117, &busy(1000), 0, &busy(855), 0));
+        assert!(!stays(117, 1000, 826));
+        assert!(stays(117, 1000, 855));
         // Idlest within the absolute margin: stay.
-        assert!(find_dst_group_stays_local(117, &busy(1000), 0, &busy(900), 0));
+        assert!(stays(117, 1000, 900));
         // imbalance_pct below 100 wraps as unsigned int: a margin of (2^32 - 1) * 1024 /
         // 100 that no avg_load reaches, and 100 * 1000 > 99 * 1: leave.
-        assert!(!find_dst_group_stays_local(99, &busy(1000), 0, &busy(1), 0));
+        assert!(!stays(99, 1000, 1));
         // Types: a lower local type stays, a higher one goes.
         let spare = SgLbStats::default();
         assert!(find_dst_group_stays_local(117, &spare, 0, &busy(0), 0));
@@ -341,8 +343,12 @@ mod tests {
             group_type: GroupType::MisfitTask,
             ..SgLbStats::default()
         };
-        assert!(find_dst_group_stays_local(117, &misfit, 1024, &misfit, 1024));
-        assert!(!find_dst_group_stays_local(117, &misfit, 512, &misfit, 1024));
+        assert!(find_dst_group_stays_local(
+            117, &misfit, 1024, &misfit, 1024
+        ));
+        assert!(!find_dst_group_stays_local(
+            117, &misfit, 512, &misfit, 1024
+        ));
         let imb = SgLbStats {
             group_type: GroupType::Imbalanced,
             ..SgLbStats::default()
