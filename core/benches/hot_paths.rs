@@ -201,6 +201,7 @@ fn schedutil(n: usize) -> Runner {
             uclamp_used: false,
             uclamp_min: 0,
             uclamp_max: 1024,
+            ..Default::default()
         })
         .collect();
     Box::new(move || {

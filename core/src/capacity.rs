@@ -306,16 +306,23 @@ pub fn sched_cpu_util(rq: &CpuUtilRq, other: &RqPressureUtil) -> u64 {
     .ret
 }
 
-/// The runqueue state `effective_cpu_util()` reads, as explicit inputs (capacity units
-/// unless said otherwise).
+/// The runqueue state `effective_cpu_util()` and schedutil read, as explicit inputs
+/// (capacity units unless said otherwise). Read with serde, an absent field is 0: a
+/// fixture gives only the inputs its function reads. Schedutil knows it as
+/// [`crate::schedutil::SugovRq`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EffectiveUtilInput {
     /// `arch_scale_cpu_capacity(cpu)`: the CPU's original capacity.
     pub capacity: u64,
-    /// The `util_cfs` argument (the caller's CFS utilization).
+    /// The `util_cfs` argument of `effective_cpu_util()` (the caller's CFS utilization);
+    /// for schedutil `cpu_util_cfs(cpu)`, which only `uclamp_rq_is_capped()` reads.
     pub util_cfs: u64,
+    /// `cpu_util_cfs_boost(cpu)`: the CFS utilization schedutil's frequency follows (its
+    /// `util_cfs` argument to `effective_cpu_util()`).
+    pub util_cfs_boost: u64,
     /// `cpu_util_rt(rq)`.
     pub util_rt: u64,
     /// `cpu_util_dl(rq)`.
@@ -326,12 +333,15 @@ pub struct EffectiveUtilInput {
     pub bw_dl: u64,
     /// `rt_rq_is_runnable(&rq->rt)`.
     pub rt_runnable: bool,
-    /// `uclamp_is_used()` (static key).
+    /// `uclamp_is_used()` (static key); schedutil reads its `SugovEnv` copy instead.
     pub uclamp_used: bool,
     /// `rq->uclamp[UCLAMP_MIN].value`.
     pub uclamp_min: u64,
     /// `rq->uclamp[UCLAMP_MAX].value`.
     pub uclamp_max: u64,
+    /// `tick_nohz_get_idle_calls_cpu(cpu)`: grows each time the CPU enters idle (read
+    /// by schedutil's busy filter).
+    pub idle_calls: u64,
 }
 
 /// Result of `effective_cpu_util()`: the return value and both out-parameters.

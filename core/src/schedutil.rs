@@ -40,36 +40,11 @@ pub fn tick_nsec(hz: u32) -> Option<i64> {
     (NSEC_PER_SEC + hz / 2).checked_div(hz)
 }
 
-/// What the governor reads from one CPU's runqueue and arch hooks at an update (read
-/// with serde, an absent field is 0: a fixture gives only the inputs its function reads).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SugovRq {
-    /// `arch_scale_cpu_capacity(cpu)`.
-    pub capacity: u64,
-    /// `cpu_util_cfs(cpu)`: read only by `uclamp_rq_is_capped()`.
-    pub util_cfs: u64,
-    /// `cpu_util_cfs_boost(cpu)`: the CFS utilization the frequency follows.
-    pub util_cfs_boost: u64,
-    /// `cpu_util_rt(rq)`.
-    pub util_rt: u64,
-    /// `cpu_util_dl(rq)`.
-    pub util_dl: u64,
-    /// `cpu_util_irq(rq)`.
-    pub util_irq: u64,
-    /// `cpu_bw_dl(rq)`.
-    pub bw_dl: u64,
-    /// `rt_rq_is_runnable(&rq->rt)`.
-    pub rt_runnable: bool,
-    /// `rq->uclamp[UCLAMP_MIN].value`.
-    pub uclamp_min: u64,
-    /// `rq->uclamp[UCLAMP_MAX].value`.
-    pub uclamp_max: u64,
-    /// `tick_nohz_get_idle_calls_cpu(cpu)`: grows each time the CPU enters idle.
-    pub idle_calls: u64,
-}
+/// What the governor reads from one CPU's runqueue and arch hooks at an update: the
+/// runqueue inputs `effective_cpu_util()` reads, one struct for both (see
+/// [`EffectiveUtilInput`]). The governor passes `util_cfs_boost` as `effective_cpu_util()`'s
+/// `util_cfs` and takes `uclamp_is_used()` from [`SugovEnv`], not from the struct.
+pub type SugovRq = EffectiveUtilInput;
 
 /// System-wide facts the governor reads (static keys, arch hooks, `HZ`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,16 +206,9 @@ pub fn get_next_freq(
 /// utilization *before* the headroom is added.
 pub fn sugov_get_util(sg_cpu: &mut SugovCpu, rq: &SugovRq, env: &SugovEnv, boost: u64) {
     let eff = effective_cpu_util(&EffectiveUtilInput {
-        capacity: rq.capacity,
         util_cfs: rq.util_cfs_boost,
-        util_rt: rq.util_rt,
-        util_dl: rq.util_dl,
-        util_irq: rq.util_irq,
-        bw_dl: rq.bw_dl,
-        rt_runnable: rq.rt_runnable,
         uclamp_used: env.uclamp_used,
-        uclamp_min: rq.uclamp_min,
-        uclamp_max: rq.uclamp_max,
+        ..*rq
     });
     let util = core::cmp::max(eff.ret, boost);
     sg_cpu.bw_min = eff.min;

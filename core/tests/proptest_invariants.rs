@@ -137,7 +137,8 @@ proptest! {
                                           rt_runnable in any::<bool>(), uclamp_used in any::<bool>(),
                                           uclamp_min in any::<u64>(), uclamp_max in any::<u64>()) {
         let i = EffectiveUtilInput { capacity, util_cfs, util_rt, util_dl, util_irq, bw_dl,
-                                     rt_runnable, uclamp_used, uclamp_min, uclamp_max };
+                                     rt_runnable, uclamp_used, uclamp_min, uclamp_max,
+                                     ..Default::default() };
         prop_assert!(effective_cpu_util(&i).ret <= capacity);
     }
 

@@ -84,6 +84,7 @@ fn capacity_calls(u: &mut Unstructured) -> Result<()> {
         uclamp_used: u.arbitrary()?,
         uclamp_min: u.arbitrary()?,
         uclamp_max: u.arbitrary()?,
+        ..Default::default()
     };
     let r = capacity::effective_cpu_util(&i);
     assert!(

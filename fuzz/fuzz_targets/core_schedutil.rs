@@ -52,6 +52,7 @@ fn rq(u: &mut Unstructured) -> Result<SugovRq> {
         uclamp_min: u.arbitrary()?,
         uclamp_max: u.arbitrary()?,
         idle_calls: u.arbitrary()?,
+        ..Default::default()
     })
 }
 

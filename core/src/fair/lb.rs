@@ -2,7 +2,8 @@
 //! The load balancer's classification of a sched_group — kernel/sched/fair.c
 //! (`enum group_type`, `group_has_capacity()`, `group_is_overloaded()`,
 //! `group_classify()`, `smt_balance()`, `update_pick_idlest()`, the `avg_load` of
-//! `update_sg_lb_stats()` / `update_sg_wakeup_stats()`).
+//! `update_sg_lb_stats()` / `update_sg_wakeup_stats()`, the local-or-idlest decision of
+//! `sched_balance_find_dst_group()`).
 //!
 //! A group is overloaded when it runs more tasks than CPUs and its utilization or
 //! runnable pressure exceeds its capacity by `imbalance_pct`; it has spare capacity with
@@ -10,8 +11,8 @@
 //! `unsigned long` and wrap. The enum's numbering is part of the arithmetic (groups are
 //! compared by it) and shifted when v6.6 inserted `group_smt_balance`.
 
-use super::DivideTrap;
-use crate::math::SCHED_CAPACITY_SCALE;
+use super::{DivideTrap, NICE_0_LOAD};
+use crate::math::{scale_load_down, SCHED_CAPACITY_SCALE};
 use crate::profile::{FairClass, Profile};
 
 /// `enum group_type`, least to most busy.
@@ -185,6 +186,40 @@ pub fn update_pick_idlest(
     }
 }
 
+/// The end of `sched_balance_find_dst_group()` (was `find_idlest_group()`): does a
+/// waking or forking task stay in the `local` group rather than go to the `idlest` one
+/// [`update_pick_idlest`] chose? A lower local type stays, a higher one goes; on equal
+/// types a busy or overloaded local group stays unless the idlest group's `avg_load` is
+/// lower by both `scale_load_down(NICE_0_LOAD) * (imbalance_pct - 100) / 100` and
+/// `imbalance_pct` percent, a misfit one stays with at least the idlest's
+/// `sgc->max_capacity`, one with spare capacity with at least as many idle CPUs, and the
+/// load balancer's own types always stay. `imbalance_pct - 100` is `unsigned int`
+/// arithmetic (it wraps below 100), the rest `unsigned long`. The `SD_NUMA` rules are not
+/// modelled: callers pass domains without that flag.
+pub fn find_dst_group_stays_local(
+    imbalance_pct: u32,
+    local: &SgLbStats,
+    local_max_capacity: u64,
+    idlest: &SgLbStats,
+    idlest_max_capacity: u64,
+) -> bool {
+    if local.group_type != idlest.group_type {
+        return local.group_type < idlest.group_type;
+    }
+    match local.group_type {
+        GroupType::Overloaded | GroupType::FullyBusy => {
+            let over = u64::from(imbalance_pct.wrapping_sub(100));
+            let imbalance = scale_load_down(NICE_0_LOAD).wrapping_mul(over) / 100;
+            idlest.avg_load >= local.avg_load.wrapping_add(imbalance)
+                || local.avg_load.wrapping_mul(100)
+                    <= u64::from(imbalance_pct).wrapping_mul(idlest.avg_load)
+        }
+        GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => true,
+        GroupType::MisfitTask => local_max_capacity >= idlest_max_capacity,
+        GroupType::HasSpare => local.idle_cpus >= idlest.idle_cpus,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +298,61 @@ mod tests {
         a.group_type = GroupType::MisfitTask;
         b.group_type = GroupType::MisfitTask;
         assert!(update_pick_idlest(&a, 512, &b, 1024));
+        assert!(!update_pick_idlest(&a, 1024, &b, 1024));
+        // Busy and overloaded groups: strictly lower avg_load.
+        a.group_type = GroupType::FullyBusy;
+        b.group_type = GroupType::FullyBusy;
+        a.avg_load = 10;
+        b.avg_load = 10;
+        assert!(!update_pick_idlest(&a, 1024, &b, 1024));
+        b.avg_load = 9;
+        assert!(update_pick_idlest(&a, 1024, &b, 1024));
+    }
+
+    #[test]
+    fn find_dst_group_stays_local_margins() {
+        let busy = |avg_load| SgLbStats {
+            group_type: GroupType::FullyBusy,
+            avg_load,
+            ..SgLbStats::default()
+        };
+        let stays =
+            |pct, local, idlest| find_dst_group_stays_local(pct, &busy(local), 0, &busy(idlest), 0);
+        // Margin 1024 * 17 / 100 = 174: local 1000 vs idlest 826 leaves (826 < 1174 and
+        // 100000 > 117 * 826 = 96642); idlest 855 stays (100000 <= 117 * 855 = 100035).
+        assert!(!stays(117, 1000, 826));
+        assert!(stays(117, 1000, 855));
+        // Idlest within the absolute margin: stay.
+        assert!(stays(117, 1000, 900));
+        // imbalance_pct below 100 wraps as unsigned int: a margin of (2^32 - 1) * 1024 /
+        // 100 that no avg_load reaches, and 100 * 1000 > 99 * 1: leave.
+        assert!(!stays(99, 1000, 1));
+        // Types: a lower local type stays, a higher one goes.
+        let spare = SgLbStats::default();
+        assert!(find_dst_group_stays_local(117, &spare, 0, &busy(0), 0));
+        assert!(!find_dst_group_stays_local(117, &busy(0), 0, &spare, 0));
+        // Has spare: at least as many idle CPUs stays.
+        let idle = |n| SgLbStats {
+            idle_cpus: n,
+            ..SgLbStats::default()
+        };
+        assert!(find_dst_group_stays_local(117, &idle(1), 0, &idle(1), 0));
+        assert!(!find_dst_group_stays_local(117, &idle(1), 0, &idle(2), 0));
+        // Misfit: at least the idlest's max capacity stays.
+        let misfit = SgLbStats {
+            group_type: GroupType::MisfitTask,
+            ..SgLbStats::default()
+        };
+        assert!(find_dst_group_stays_local(
+            117, &misfit, 1024, &misfit, 1024
+        ));
+        assert!(!find_dst_group_stays_local(
+            117, &misfit, 512, &misfit, 1024
+        ));
+        let imb = SgLbStats {
+            group_type: GroupType::Imbalanced,
+            ..SgLbStats::default()
+        };
+        assert!(find_dst_group_stays_local(117, &imb, 0, &imb, 0));
     }
 }

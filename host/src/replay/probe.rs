@@ -52,14 +52,6 @@ pub struct ProbeReplay {
 /// `state` as a core `SchedAvg` in the util_est layout of `version`.
 pub fn to_avg(s: &PeltState, version: UtilEstVersion) -> SchedAvg {
     SchedAvg {
-        last_update_time: s.last_update_time,
-        load_sum: s.load_sum,
-        runnable_sum: s.runnable_sum,
-        util_sum: s.util_sum,
-        period_contrib: s.period_contrib,
-        load_avg: s.load_avg,
-        runnable_avg: s.runnable_avg,
-        util_avg: s.util_avg,
         util_est: match version {
             UtilEstVersion::Mainline => UtilEst::Mainline(s.util_est.unwrap_or(0)),
             UtilEstVersion::PreV6_9 => UtilEst::PreV6_9 {
@@ -67,6 +59,7 @@ pub fn to_avg(s: &PeltState, version: UtilEstVersion) -> SchedAvg {
                 ewma: s.util_est_ewma.unwrap_or(0),
             },
         },
+        ..s.avg
     }
 }
 

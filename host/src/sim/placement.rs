@@ -42,9 +42,9 @@ use schedmath::capacity::{
     EffectiveUtilInput, TaskUtil,
 };
 use schedmath::energy::{em_cpu_energy, EmPerfDomain};
-use schedmath::math::{scale_load, scale_load_down, SCHED_CAPACITY_SCALE};
+use schedmath::fair::lb::{self, GroupType, SgLbStats};
 use schedmath::pelt::SchedAvg;
-use schedmath::profile::SchedIdleSelect;
+use schedmath::profile::{Profile, SchedIdleSelect};
 use schedmath::schedutil::sugov_effective_cpu_perf;
 use schedmath::util_est::{task_util_est, UtilEst};
 
@@ -351,90 +351,26 @@ pub fn sched_balance_find_dst_group_cpu(
     shallowest_idle_cpu.unwrap_or(least_loaded_cpu)
 }
 
-/// `enum group_type`, least to most busy (the order the comparisons use). The wake-up
-/// path only produces `HasSpare`, `FullyBusy`, `MisfitTask` and `Overloaded`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum GroupType {
-    /// Spare capacity: more idle CPUs or utilization can take more.
-    HasSpare,
-    /// No spare capacity, but no task waits.
-    FullyBusy,
-    /// The task fits none of the group's CPUs (asymmetric capacities).
-    MisfitTask,
-    /// Load balancing's SMT balance (never in the wake-up path).
-    SmtBalance,
-    /// Load balancing's asym packing (never in the wake-up path).
-    AsymPacking,
-    /// Load balancing's affinity imbalance (never in the wake-up path).
-    Imbalanced,
-    /// More tasks than CPUs and not enough capacity.
-    Overloaded,
-}
-
-/// `struct sg_lb_stats` as `update_sg_wakeup_stats()` fills it.
+/// `update_sg_wakeup_stats()`'s result: the core's `struct sg_lb_stats` (only the fields
+/// the wake-up path fills) and the group's `sgc->max_capacity`, which the misfit
+/// comparisons read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SgWakeupStats {
-    /// Σ `cpu_load_without()`.
-    pub group_load: u64,
-    /// Σ `cpu_util_without()`.
-    pub group_util: u64,
-    /// Σ `cpu_runnable_without()`.
-    pub group_runnable: u64,
-    /// Σ `rq->nr_running` (every class).
-    pub sum_nr_running: u32,
-    /// CPUs with nothing runnable.
-    pub idle_cpus: u32,
-    /// `sgc->capacity`: Σ `capacity_of()`.
-    pub group_capacity: u64,
+    /// `group_load` = Σ `cpu_load_without()`, `group_util` = Σ `cpu_util_without()`,
+    /// `group_runnable` = Σ `cpu_runnable_without()`, `sum_nr_running` = Σ
+    /// `rq->nr_running` (every class), `idle_cpus` (nothing runnable), `group_capacity` =
+    /// Σ `capacity_of()`, `group_weight`, `group_misfit_task_load` (1 when the task fits
+    /// no CPU of an asymmetric domain's group), `group_type`, and `avg_load` for fully
+    /// busy and overloaded groups only.
+    pub sgs: SgLbStats,
     /// `sgc->max_capacity`: max `capacity_of()`.
     pub max_capacity: u64,
-    /// `group_weight`.
-    pub group_weight: u32,
-    /// 1 when the task fits no CPU of the group (asymmetric domains only).
-    pub group_misfit_task_load: u64,
-    /// `group_classify()`.
-    pub group_type: GroupType,
-    /// `group_load * SCHED_CAPACITY_SCALE / group_capacity`, for fully busy and
-    /// overloaded groups only (0 otherwise).
-    pub avg_load: u64,
 }
 
-/// `group_is_overloaded()`: more tasks than CPUs and utilization or runnable beyond the
-/// capacity by `imbalance_pct`.
-fn group_is_overloaded(imbalance_pct: u64, sgs: &SgWakeupStats) -> bool {
-    if sgs.sum_nr_running <= sgs.group_weight {
-        return false;
-    }
-    sgs.group_capacity.wrapping_mul(100) < sgs.group_util.wrapping_mul(imbalance_pct)
-        || sgs.group_capacity.wrapping_mul(imbalance_pct) < sgs.group_runnable.wrapping_mul(100)
-}
-
-/// `group_has_capacity()`: fewer tasks than CPUs, or runnable and utilization below the
-/// capacity by `imbalance_pct`.
-fn group_has_capacity(imbalance_pct: u64, sgs: &SgWakeupStats) -> bool {
-    if sgs.sum_nr_running < sgs.group_weight {
-        return true;
-    }
-    if sgs.group_capacity.wrapping_mul(imbalance_pct) < sgs.group_runnable.wrapping_mul(100) {
-        return false;
-    }
-    sgs.group_capacity.wrapping_mul(100) > sgs.group_util.wrapping_mul(imbalance_pct)
-}
-
-/// `group_classify()` as the wake-up path sees it: overloaded, else misfit, else fully
-/// busy, else has spare (`sg_imbalanced()`, asym packing and SMT balance are load
-/// balancing's and always clear here).
-pub fn group_classify(imbalance_pct: u32, sgs: &SgWakeupStats) -> GroupType {
-    let pct = u64::from(imbalance_pct);
-    if group_is_overloaded(pct, sgs) {
-        GroupType::Overloaded
-    } else if sgs.group_misfit_task_load != 0 {
-        GroupType::MisfitTask
-    } else if !group_has_capacity(pct, sgs) {
-        GroupType::FullyBusy
-    } else {
-        GroupType::HasSpare
-    }
+/// `group_classify()` as the wake-up path calls it: no `sg_imbalanced()` and the asym
+/// packing and SMT balance flags clear, so the profile's fair class makes no difference.
+fn group_classify(imbalance_pct: u32, sgs: &SgLbStats) -> GroupType {
+    lb::group_classify(imbalance_pct, false, sgs, &Profile::MAINLINE)
 }
 
 /// `update_sg_wakeup_stats()` for a task not yet on any runqueue (fork: the `_without`
@@ -448,19 +384,12 @@ pub fn update_sg_wakeup_stats(
     p: &TaskView,
     uclamp_used: bool,
 ) -> SgWakeupStats {
-    let mut sgs = SgWakeupStats {
-        group_load: 0,
-        group_util: 0,
-        group_runnable: 0,
-        sum_nr_running: 0,
-        idle_cpus: 0,
-        group_capacity: 0,
-        max_capacity: 0,
+    let mut sgs = SgLbStats {
         group_weight: u32::try_from(group.len()).unwrap_or(u32::MAX),
         group_misfit_task_load: u64::from(sd.asym_cpucapacity),
-        group_type: GroupType::HasSpare,
-        avg_load: 0,
+        ..SgLbStats::default()
     };
+    let mut max_capacity = 0;
     let util = p.util_est();
     for &i in group {
         let Some(v) = cpus.get(i) else { continue };
@@ -480,43 +409,24 @@ pub fn update_sg_wakeup_stats(
             sgs.group_misfit_task_load = 0;
         }
         sgs.group_capacity = sgs.group_capacity.wrapping_add(v.capacity.cpu_capacity);
-        sgs.max_capacity = sgs.max_capacity.max(v.capacity.cpu_capacity);
+        max_capacity = max_capacity.max(v.capacity.cpu_capacity);
     }
     sgs.group_type = group_classify(sd.imbalance_pct, &sgs);
     if matches!(sgs.group_type, GroupType::FullyBusy | GroupType::Overloaded) {
         // A zero capacity cannot happen (capacity_of() is at least 1).
-        sgs.avg_load = (sgs.group_load.wrapping_mul(SCHED_CAPACITY_SCALE))
-            .checked_div(sgs.group_capacity)
-            .unwrap_or(u64::MAX);
+        sgs.avg_load = lb::sg_avg_load(sgs.group_load, sgs.group_capacity).unwrap_or(u64::MAX);
     }
-    sgs
+    SgWakeupStats { sgs, max_capacity }
 }
 
-/// `update_pick_idlest()`: does `sgs` beat the idlest group so far? A lower group type
-/// wins; on equal types the lower `avg_load` (busy, overloaded), the higher max capacity
-/// (misfit), or more idle CPUs then the lower `group_util` (has spare). Ties keep the
-/// earlier group.
-pub fn update_pick_idlest(idlest: &SgWakeupStats, sgs: &SgWakeupStats) -> bool {
-    if sgs.group_type != idlest.group_type {
-        return sgs.group_type < idlest.group_type;
-    }
-    match sgs.group_type {
-        GroupType::Overloaded | GroupType::FullyBusy => idlest.avg_load > sgs.avg_load,
-        GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => false,
-        GroupType::MisfitTask => idlest.max_capacity < sgs.max_capacity,
-        GroupType::HasSpare => {
-            idlest.idle_cpus < sgs.idle_cpus
-                || (idlest.idle_cpus == sgs.idle_cpus && idlest.group_util > sgs.group_util)
-        }
-    }
+/// `update_pick_idlest()` (the core's) on two groups' stats.
+fn update_pick_idlest(idlest: &SgWakeupStats, sgs: &SgWakeupStats) -> bool {
+    lb::update_pick_idlest(&idlest.sgs, idlest.max_capacity, &sgs.sgs, sgs.max_capacity)
 }
 
 /// `sched_balance_find_dst_group()` (was `find_idlest_group()`): the idlest non-local
 /// group of `sd` with an allowed CPU, or `None` to stay in the local group (the one
-/// holding `this_cpu`) — when it is of a lower type, or of the same type and: not busier
-/// than the idlest by the imbalance margin (busy/overloaded: `avg_load` within
-/// `NICE_0_LOAD * (imbalance_pct - 100) / 100` or within `imbalance_pct` percent), of at
-/// least the same max capacity (misfit), or with at least as many idle CPUs (has spare).
+/// holding `this_cpu`) when the core's [`lb::find_dst_group_stays_local`] says so.
 pub fn sched_balance_find_dst_group<'a>(
     cpus: &[CpuView],
     sd: &'a SchedDomain,
@@ -526,17 +436,12 @@ pub fn sched_balance_find_dst_group<'a>(
 ) -> Option<&'a [usize]> {
     let mut idlest: Option<&[usize]> = None;
     let mut idlest_sgs = SgWakeupStats {
-        group_load: 0,
-        group_util: 0,
-        group_runnable: 0,
-        sum_nr_running: 0,
-        idle_cpus: 0,
-        group_capacity: 0,
+        sgs: SgLbStats {
+            group_type: GroupType::Overloaded,
+            avg_load: u64::from(u32::MAX),
+            ..SgLbStats::default()
+        },
         max_capacity: 0,
-        group_weight: 0,
-        group_misfit_task_load: 0,
-        group_type: GroupType::Overloaded,
-        avg_load: u64::from(u32::MAX),
     };
     let mut local_sgs = None;
     for group in &sd.groups {
@@ -555,22 +460,13 @@ pub fn sched_balance_find_dst_group<'a>(
     let Some(local) = local_sgs else {
         return Some(idlest);
     };
-    if local.group_type != idlest_sgs.group_type {
-        return (local.group_type > idlest_sgs.group_type).then_some(idlest);
-    }
-    let stay = match local.group_type {
-        GroupType::Overloaded | GroupType::FullyBusy => {
-            let pct = u64::from(sd.imbalance_pct);
-            // scale_load_down(NICE_0_LOAD) * (imbalance_pct - 100) / 100
-            let nice_0 = scale_load_down(scale_load(1024));
-            let imbalance = nice_0.wrapping_mul(pct.wrapping_sub(100)) / 100;
-            idlest_sgs.avg_load >= local.avg_load.wrapping_add(imbalance)
-                || local.avg_load.wrapping_mul(100) <= pct.wrapping_mul(idlest_sgs.avg_load)
-        }
-        GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => true,
-        GroupType::MisfitTask => local.max_capacity >= idlest_sgs.max_capacity,
-        GroupType::HasSpare => local.idle_cpus >= idlest_sgs.idle_cpus,
-    };
+    let stay = lb::find_dst_group_stays_local(
+        sd.imbalance_pct,
+        &local.sgs,
+        local.max_capacity,
+        &idlest_sgs.sgs,
+        idlest_sgs.max_capacity,
+    );
     (!stay).then_some(idlest)
 }
 
@@ -648,6 +544,16 @@ mod tests {
         }
     }
 
+    /// A task with no utilization and no clamps, allowed on `allowed`.
+    fn task(allowed: &[usize]) -> TaskView<'_> {
+        TaskView {
+            util: TaskUtil::default(),
+            uclamp_min: 0,
+            uclamp_max: 1024,
+            allowed,
+        }
+    }
+
     const BASE: SchedIdleSelect = SchedIdleSelect::SchedIdleAsIdle;
     const PATCH: SchedIdleSelect = SchedIdleSelect::IdleFirst;
 
@@ -661,12 +567,7 @@ mod tests {
             view(false, false, 2048),
         ];
         let allowed = [0, 1, 2, 3];
-        let p = TaskView {
-            util: TaskUtil::default(),
-            uclamp_min: 0,
-            uclamp_max: 1024,
-            allowed: &allowed,
-        };
+        let p = task(&allowed);
         for asym in [false, true] {
             assert_eq!(select_idle_cpu(&cpus, &p, 1, asym, false), 1, "asym {asym}");
         }
@@ -757,107 +658,6 @@ mod tests {
         );
     }
 
-    fn sgs(weight: u32, nr: u32, cap: u64, util: u64, runnable: u64) -> SgWakeupStats {
-        SgWakeupStats {
-            group_load: 0,
-            group_util: util,
-            group_runnable: runnable,
-            sum_nr_running: nr,
-            idle_cpus: 0,
-            group_capacity: cap,
-            max_capacity: 1024,
-            group_weight: weight,
-            group_misfit_task_load: 0,
-            group_type: GroupType::HasSpare,
-            avg_load: 0,
-        }
-    }
-
-    #[test]
-    fn group_classify_thresholds() {
-        // Fewer tasks than CPUs: spare, whatever the utilization.
-        assert_eq!(
-            group_classify(117, &sgs(2, 1, 2048, 4000, 4000)),
-            GroupType::HasSpare
-        );
-        // As many tasks as CPUs: 2048 * 100 > 1700 * 117 = 198900 → spare; 1800 → busy.
-        assert_eq!(
-            group_classify(117, &sgs(2, 2, 2048, 1700, 0)),
-            GroupType::HasSpare
-        );
-        assert_eq!(
-            group_classify(117, &sgs(2, 2, 2048, 1800, 0)),
-            GroupType::FullyBusy
-        );
-        // Runnable beyond capacity by the margin: 2048 * 117 = 239616 < 2400 * 100.
-        assert_eq!(
-            group_classify(117, &sgs(2, 2, 2048, 0, 2400)),
-            GroupType::FullyBusy
-        );
-        // More tasks than CPUs: overloaded only past the margin (1800 * 117 > 204800) ...
-        assert_eq!(
-            group_classify(117, &sgs(2, 3, 2048, 1800, 0)),
-            GroupType::Overloaded
-        );
-        // ... but with 110 (SMT) 1800 * 110 = 198000 < 204800 and the group has spare.
-        assert_eq!(
-            group_classify(110, &sgs(2, 3, 2048, 1800, 0)),
-            GroupType::HasSpare
-        );
-    }
-
-    #[test]
-    fn group_classify_overloaded_before_misfit() {
-        let misfit = SgWakeupStats {
-            group_misfit_task_load: 1,
-            ..sgs(2, 1, 2048, 0, 0)
-        };
-        assert_eq!(group_classify(117, &misfit), GroupType::MisfitTask);
-        let both = SgWakeupStats {
-            group_misfit_task_load: 1,
-            ..sgs(2, 3, 2048, 1800, 0)
-        };
-        assert_eq!(group_classify(117, &both), GroupType::Overloaded);
-    }
-
-    #[test]
-    fn pick_idlest_ties_keep_the_earlier_group() {
-        let a = SgWakeupStats {
-            idle_cpus: 1,
-            group_util: 300,
-            ..sgs(2, 1, 2048, 300, 0)
-        };
-        // More idle CPUs wins, then lower util; equal util keeps the current one.
-        assert!(update_pick_idlest(&a, &SgWakeupStats { idle_cpus: 2, ..a }));
-        assert!(update_pick_idlest(
-            &a,
-            &SgWakeupStats {
-                group_util: 299,
-                ..a
-            }
-        ));
-        assert!(!update_pick_idlest(&a, &a));
-        // A lower type wins whatever its numbers.
-        let busy = SgWakeupStats {
-            group_type: GroupType::FullyBusy,
-            avg_load: 10,
-            ..a
-        };
-        assert!(update_pick_idlest(
-            &busy,
-            &SgWakeupStats { idle_cpus: 0, ..a }
-        ));
-        // Busy groups: strictly lower avg_load.
-        assert!(!update_pick_idlest(&busy, &busy));
-        assert!(update_pick_idlest(
-            &busy,
-            &SgWakeupStats {
-                avg_load: 9,
-                ..busy
-            }
-        ));
-    }
-
     /// Two clusters {0,1} and {2,3} under a PKG domain of CPU 0, single CPUs below.
     fn two_clusters() -> SchedDomains {
         let dom = |name, span: Vec<usize>, groups: Vec<Vec<usize>>| SchedDomain {
@@ -891,12 +691,7 @@ mod tests {
     fn find_dst_group_local_rules() {
         let d = two_clusters();
         let allowed = [0, 1, 2, 3];
-        let p = TaskView {
-            util: TaskUtil::default(),
-            uclamp_min: 0,
-            uclamp_max: 1024,
-            allowed: &allowed,
-        };
+        let p = task(&allowed);
         let pkg = &d.per_cpu[0][1];
         // One idle CPU on each side: the local group stays (idle_cpus not fewer).
         let cpus = [
@@ -949,12 +744,7 @@ mod tests {
         // the SCHED_IDLE shortcut never sees CPU 1.
         let d = two_clusters();
         let allowed = [0, 1, 2, 3];
-        let p = TaskView {
-            util: TaskUtil::default(),
-            uclamp_min: 0,
-            uclamp_max: 1024,
-            allowed: &allowed,
-        };
+        let p = task(&allowed);
         let cpus = [
             busy(1024, 1024),
             view(false, true, 3),
@@ -990,12 +780,7 @@ mod tests {
             }]],
         };
         let allowed = [0, 1, 2];
-        let p = TaskView {
-            util: TaskUtil::default(),
-            uclamp_min: 0,
-            uclamp_max: 1024,
-            allowed: &allowed,
-        };
+        let p = task(&allowed);
         let cpus = [busy(1024, 1024), view(false, true, 3), idle_in(1, 5)];
         assert_eq!(sched_balance_find_dst_cpu(&cpus, &d, &p, 0, BASE, false), 1);
         assert_eq!(

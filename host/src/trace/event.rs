@@ -13,6 +13,9 @@
 //! (`prev_comm=a prev_pid=1 ... ==> next_comm=b next_pid=2 ...`) and trace-cmd's sched
 //! plugin (`a:1 [120] S ==> b:2 [120]`, `b:2 [120] success=1 CPU:001`); both are read.
 
+use schedmath::pelt::SchedAvg;
+use schedmath::util_est::UtilEst;
+
 use super::report::{fields, Record};
 
 /// `sched_switch`.
@@ -66,25 +69,13 @@ pub enum PeltCallKind {
     CfsRq,
 }
 
-/// `struct sched_avg` as the probe prints it (before or after the call).
+/// `struct sched_avg` as the probe prints it (before or after the call): the core's
+/// [`SchedAvg`] for the PELT fields and the util_est words as printed (the layout they
+/// are read in is the replay's profile's, see `replay::probe::to_avg`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PeltState {
-    /// `last_update_time`.
-    pub last_update_time: u64,
-    /// `load_sum`.
-    pub load_sum: u64,
-    /// `runnable_sum`.
-    pub runnable_sum: u64,
-    /// `util_sum`.
-    pub util_sum: u32,
-    /// `period_contrib`.
-    pub period_contrib: u32,
-    /// `load_avg`.
-    pub load_avg: u64,
-    /// `runnable_avg`.
-    pub runnable_avg: u64,
-    /// `util_avg`.
-    pub util_avg: u64,
+    /// The PELT sums and averages (`util_est` left at its default: see below).
+    pub avg: SchedAvg,
     /// The raw util_est word with its flag (mainline) or `util_est.enqueued` (pre-v6.9).
     pub util_est: Option<u32>,
     /// `util_est.ewma` (pre-v6.9 only).
@@ -408,14 +399,17 @@ fn state(body: &str, p: &str) -> Result<PeltState, BadField> {
         None => (o32("ue_enq")?, o32("ue_ewma")?),
     };
     Ok(PeltState {
-        last_update_time: n("lut")?,
-        load_sum: n("load_sum")?,
-        runnable_sum: n("runnable_sum")?,
-        util_sum: n32("util_sum")?,
-        period_contrib: n32("period_contrib")?,
-        load_avg: n("load_avg")?,
-        runnable_avg: n("runnable_avg")?,
-        util_avg: n("util_avg")?,
+        avg: SchedAvg {
+            last_update_time: n("lut")?,
+            load_sum: n("load_sum")?,
+            runnable_sum: n("runnable_sum")?,
+            util_sum: n32("util_sum")?,
+            period_contrib: n32("period_contrib")?,
+            load_avg: n("load_avg")?,
+            runnable_avg: n("runnable_avg")?,
+            util_avg: n("util_avg")?,
+            util_est: UtilEst::default(),
+        },
         util_est,
         util_est_ewma,
     })

@@ -171,7 +171,11 @@ impl Case for AccumulatePeltSegments {
     }
 }
 
-/// `struct sched_avg` as the fixtures write it, for `in.init` and `out.after[i]`.
+/// `struct sched_avg` as the fixtures write it, for `in.init` and `out.after[i]`: the
+/// core's [`SchedAvg`] with the task's `util_est` as a plain word (present only in
+/// sched_entity suites) and the update's return value. [`SchedAvgJson::of`] and
+/// [`SchedAvgJson::avg`] name every field on both sides, so a field added to `SchedAvg`
+/// fails to compile here instead of being dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedAvgJson {
@@ -197,6 +201,62 @@ pub struct SchedAvgJson {
     /// The update's return value: `after` only.
     #[serde(default)]
     pub ret: Option<i32>,
+}
+
+impl SchedAvgJson {
+    /// `sa` as the fixtures write it; its `util_est` word only when `with_util_est`.
+    pub fn of(sa: &SchedAvg, with_util_est: bool, ret: Option<i32>) -> Self {
+        let SchedAvg {
+            last_update_time,
+            load_sum,
+            runnable_sum,
+            util_sum,
+            period_contrib,
+            load_avg,
+            runnable_avg,
+            util_avg,
+            util_est,
+        } = *sa;
+        SchedAvgJson {
+            last_update_time,
+            load_sum,
+            runnable_sum,
+            util_sum,
+            period_contrib,
+            load_avg,
+            runnable_avg,
+            util_avg,
+            util_est: with_util_est.then(|| util_est.enqueued()),
+            ret,
+        }
+    }
+
+    /// The core's `SchedAvg` with `util_est` (the written word is the caller's to read).
+    pub fn avg(&self, util_est: UtilEst) -> SchedAvg {
+        let SchedAvgJson {
+            last_update_time,
+            load_sum,
+            runnable_sum,
+            util_sum,
+            period_contrib,
+            load_avg,
+            runnable_avg,
+            util_avg,
+            util_est: _,
+            ret: _,
+        } = *self;
+        SchedAvg {
+            last_update_time,
+            load_sum,
+            runnable_sum,
+            util_sum,
+            period_contrib,
+            load_avg,
+            runnable_avg,
+            util_avg,
+            util_est,
+        }
+    }
 }
 
 /// A `sched_avg` suite's `in` (besides `ops`).
@@ -241,36 +301,14 @@ impl<K: Signal> Sequence for SignalSeq<K> {
             (false, _) => UtilEst::default(),
         };
         Ok(SignalState {
-            sa: SchedAvg {
-                last_update_time: a.last_update_time,
-                load_sum: a.load_sum,
-                runnable_sum: a.runnable_sum,
-                util_sum: a.util_sum,
-                period_contrib: a.period_contrib,
-                load_avg: a.load_avg,
-                runnable_avg: a.runnable_avg,
-                util_avg: a.util_avg,
-                util_est,
-            },
+            sa: a.avg(util_est),
             t: init.variant.tables(),
         })
     }
 
     fn apply(s: &mut SignalState, op: &K::Op) -> Result<SchedAvgJson, CaseError> {
         let ret = K::update(&mut s.sa, op, s.t)?;
-        let sa = &s.sa;
-        Ok(SchedAvgJson {
-            last_update_time: sa.last_update_time,
-            load_sum: sa.load_sum,
-            runnable_sum: sa.runnable_sum,
-            util_sum: sa.util_sum,
-            period_contrib: sa.period_contrib,
-            load_avg: sa.load_avg,
-            runnable_avg: sa.runnable_avg,
-            util_avg: sa.util_avg,
-            util_est: K::UTIL_EST.then(|| sa.util_est.enqueued()),
-            ret: Some(ret),
-        })
+        Ok(SchedAvgJson::of(&s.sa, K::UTIL_EST, Some(ret)))
     }
 }
 

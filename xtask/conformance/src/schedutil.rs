@@ -223,16 +223,15 @@ impl Case for UclampRqIsCapped {
     }
 }
 
-/// `sugov_get_util`'s fields beside its rq inputs.
+/// `sugov_get_util`'s field beside its rq inputs.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct GetUtilArgs {
-    /// `uclamp_is_used()`.
-    pub uclamp_used: bool,
     /// The iowait boost in capacity units.
     pub boost: u64,
 }
 
-/// `sugov_get_util` {rq inputs ([`SugovRq`], flat), uclamp_used, boost} → {util, bw_min}.
+/// `sugov_get_util` {rq inputs ([`SugovRq`], flat, `uclamp_used` among them), boost} →
+/// {util, bw_min}.
 pub type SugovGetUtil = Flat<SugovRq, GetUtilArgs>;
 
 /// `sg_cpu->util` and `sg_cpu->bw_min`.
@@ -250,7 +249,7 @@ impl Case for SugovGetUtil {
     fn run(&self, _: &str) -> Result<SugovGetUtilOut, CaseError> {
         let Flat(rq, args) = self;
         let env = SugovEnv {
-            uclamp_used: args.uclamp_used,
+            uclamp_used: rq.uclamp_used,
             ..Default::default()
         };
         let mut sg_cpu = SugovCpu::default();

@@ -71,6 +71,7 @@ impl Case for EffectiveCpuUtil {
             uclamp_used: self.uclamp_is_used.0,
             uclamp_min: self.rq_uclamp_min,
             uclamp_max: self.rq_uclamp_max,
+            ..Default::default()
         });
         Ok(EffectiveCpuUtilOut {
             ret: r.ret,

@@ -53,6 +53,7 @@ fn exercise() {
             uclamp_used: bb(false),
             uclamp_min: a,
             uclamp_max: b,
+            ..Default::default()
         },
     )));
     bb(uclamp::uclamp_rq_is_capped(bb(true), a, b, c));
@@ -702,6 +703,7 @@ fn exercise_fair() {
     bb(lb::sg_avg_load(a, bb(0))).ok();
     bb(lb::smt_balance(bb(true), bb(true), bb(2)));
     bb(lb::update_pick_idlest(&sgs, a, &sgs, b));
+    bb(lb::find_dst_group_stays_local(bb(99), &sgs, a, &sgs, b));
 }
 
 #[cfg(feature = "inject-panic")]
