@@ -246,9 +246,9 @@ fn run_one(job: &Job, profile: &str) -> Result<Metrics, SimError> {
 /// Parses `file` and prepares every case (sweeps expanded, files loaded and validated).
 fn load(file: &Path) -> Result<(StudyFile, Vec<Job>), StudyError> {
     let fname = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|e| StudyError::Io {
+    let text = crate::limits::read_text(file).map_err(|e| StudyError::Io {
         file: fname.clone(),
-        msg: e.to_string(),
+        msg: e.detail(),
     })?;
     let spec: StudyFile = toml::from_str(&text).map_err(|e| StudyError::Parse {
         file: fname.clone(),
