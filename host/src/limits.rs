@@ -18,6 +18,8 @@ pub use schedmath::cpufreq::CPUFREQ_TABLE_MAX;
 pub use schedmath::cpuidle::CPUIDLE_STATE_MAX;
 pub use schedmath::math::SCHED_CAPACITY_SCALE;
 
+pub use crate::workload::model::MAX_INSTANCES;
+
 /// Largest file read whole (workload, platform, study, idle-pattern CSV, capture
 /// metadata): 16 MiB. Real ones are kilobytes; the largest shipped is 7 KB. Traces and
 /// governor CSVs are streamed and have no size limit.
@@ -86,6 +88,15 @@ pub fn fmt_seconds(ns: u64) -> String {
         let f = format!("{frac:09}");
         format!("{s}.{} s", f.trim_end_matches('0'))
     }
+}
+
+/// The message of a name holding a control character (ESC, NUL, newline, ...): names
+/// are printed in reports and on terminals, so they are refused where they are read.
+pub fn control_char_message(what: &str, c: char) -> String {
+    format!(
+        "{what} contains the control character {}: names are printed in reports, so control characters are refused",
+        c.escape_unicode()
+    )
 }
 
 /// The message of a count of idle states a CPU cannot have: shared by platform files and
@@ -175,6 +186,22 @@ fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Opens `path` for streaming (a trace, a governor CSV): directories and devices are
+/// refused, so `/dev/urandom` is an error and not an endless read.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, InputError> {
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| InputError::Io {
+        path: name.clone(),
+        msg: e.to_string(),
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    if let Some(kind) = special_kind(&meta) {
+        return Err(InputError::NotAFile { path: name, kind });
+    }
+    Ok(f)
 }
 
 /// Reads `path` as UTF-8 text of at most [`MAX_INPUT_BYTES`].

@@ -225,43 +225,28 @@ fn profile(name: &str) -> anyhow::Result<schedmath::Profile> {
 }
 
 fn governor(args: &GovernorArgs) -> anyhow::Result<bool> {
-    use schedmath_host::governor::{render, render_compare, replay, Trace};
-    let trace = Trace::load(&args.util)?;
     let mut policy = schedmath_host::governor::platform_policy(&args.platform, args.policy)?;
     if let Some(us) = args.rate_limit_us {
         policy.rate_limit_us = us;
     }
-    let mut out = std::io::stdout().lock();
-    match &args.compare {
-        Some(names) => {
-            let (Some(a), Some(b)) = (names.first(), names.get(1)) else {
-                anyhow::bail!("--compare needs two profiles");
-            };
-            let ra = replay(&policy, &trace, &profile(a)?)?;
-            let rb = replay(&policy, &trace, &profile(b)?)?;
-            if args.json {
-                serde_json::to_writer_pretty(
-                    &mut out,
-                    &serde_json::json!({ "policy": policy.name, "replays": [ra, rb] }),
-                )?;
-                writeln!(out)?;
-            } else {
-                write!(out, "{}", render_compare(&policy, &ra, &rb))?;
-            }
-        }
-        None => {
-            let r = replay(&policy, &trace, &profile(&args.profile)?)?;
-            if args.json {
-                serde_json::to_writer_pretty(
-                    &mut out,
-                    &serde_json::json!({ "policy": policy.name, "replays": [r] }),
-                )?;
-                writeln!(out)?;
-            } else {
-                write!(out, "{}", render(&policy, &r))?;
-            }
-        }
+    let names: Vec<&str> = match &args.compare {
+        Some(names) => names.iter().map(String::as_str).collect(),
+        None => vec![args.profile.as_str()],
+    };
+    if names.len() > 2 {
+        anyhow::bail!("--compare needs two profiles");
     }
+    let profiles = names
+        .iter()
+        .map(|n| profile(n))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Streamed: a trace of any length is replayed in constant memory.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    schedmath_host::governor::run_stream(&policy, &args.util, &profiles, args.json, &mut out)?;
+    if args.json {
+        writeln!(out)?;
+    }
+    out.flush()?;
     Ok(true)
 }
 

@@ -539,6 +539,22 @@ impl Workload {
     /// * a finite task's nominal length ([`TaskSpec::nominal_ns`]) fits a u64 of ns, so
     ///   the simulator's clock cannot wrap.
     pub fn check(&self) -> Result<(), WorkloadError> {
+        // Threads of every task together: the same limit as one task's `instance`.
+        let mut threads: u64 = 0;
+        for t in &self.tasks {
+            threads += t.instances.len() as u64;
+            if threads > u64::from(MAX_INSTANCES) {
+                return Err(self.invalid(
+                    t.at,
+                    format!("tasks.{}", t.name),
+                    crate::limits::beyond(
+                        format!("{threads} threads in all tasks up to this one"),
+                        "MAX_INSTANCES",
+                        MAX_INSTANCES,
+                    ),
+                ));
+            }
+        }
         for t in &self.tasks {
             if t.nominal_ns().is_none() {
                 return Err(self.invalid(
