@@ -271,6 +271,10 @@ struct SimCommon {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// Treat the workload's warnings (deadlocks, zero-progress loops, keys rt-app
+    /// ignores, approximations) as errors: exit with code 2.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(clap::Args)]
@@ -324,8 +328,16 @@ fn sim_run(c: &SimCommon, names: &[&str]) -> anyhow::Result<Vec<schedmath_host::
     let platform = schedmath_host::platform::Platform::load(&c.platform)?;
     let w = schedmath_host::workload::Workload::load(&c.workload)?;
     w.validate(platform.nr_cpus())?;
-    for line in schedmath_host::workload::show::warning_lines(&w) {
+    let warnings = schedmath_host::workload::show::warning_lines(&w);
+    for line in &warnings {
         eprintln!("{line}");
+    }
+    if c.strict && !warnings.is_empty() {
+        anyhow::bail!(
+            "{}: {} warning(s), refused by --strict",
+            c.workload.display(),
+            warnings.len()
+        );
     }
     let tasks = tasks_from_workload(&w)?;
     let duration_ns = c

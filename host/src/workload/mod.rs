@@ -14,6 +14,7 @@
 use std::path::Path;
 
 pub mod error;
+pub mod hazards;
 pub mod json;
 pub mod model;
 pub mod periodic;
