@@ -165,6 +165,17 @@ enum PlatformCmd {
 /// `schedmath replay`.
 fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool> {
     let r = schedmath_host::replay::run(args)?;
+    // A trace in which no PELT update could be replayed proves nothing: say why.
+    if r.totals().0 == 0 {
+        let skipped: Vec<String> = r.render().lines().filter(|l| l.starts_with("skipped")).map(str::to_string).collect();
+        anyhow::bail!(
+            "{}: no PELT update could be replayed from {} event(s) (no task was switched in and updated){}{}",
+            args.trace.display(),
+            r.events,
+            if skipped.is_empty() { "" } else { "; " },
+            skipped.join("; ")
+        );
+    }
     let text = if args.json {
         let mut t = serde_json::to_string_pretty(&r.to_json())?;
         t.push('\n');
