@@ -26,9 +26,9 @@ use schedmath::schedutil::{
 };
 use schedmath::Profile;
 
+use crate::limits::MAX_CSV_LINE;
 pub use crate::platform::policy::{GovernorPolicy, PolicyError};
 use crate::platform::{Platform, PlatformError};
-use crate::limits::MAX_CSV_LINE;
 use crate::text::{csv_rows, CsvRow, Table};
 
 /// Policy `n` (frequency domain `n`, from 0) of the platform file at `path`, with its
@@ -474,10 +474,7 @@ fn residency_rows(replays: &[&[Residency]]) -> Vec<(u32, Vec<String>)> {
                 .iter()
                 .map(|r| {
                     let total: u128 = r.iter().map(|x| u128::from(x.time_ns)).sum();
-                    let t = r
-                        .iter()
-                        .find(|x| x.khz == f)
-                        .map_or(0, |x| x.time_ns);
+                    let t = r.iter().find(|x| x.khz == f).map_or(0, |x| x.time_ns);
                     // Per-mille in integers (rounded), printed as a percentage with one
                     // decimal.
                     let pm = (u128::from(t) * 1000 + total / 2)
@@ -955,7 +952,14 @@ mod tests {
         let path = dir.path().join("u.csv");
         let mut csv = String::from("time_ns,util_cfs,util_rt,uclamp_min,uclamp_max,idle_calls\n");
         for i in 0..40u64 {
-            let _ = writeln!(csv, "{},{},0,0,{},{}", i * 1_500_000, (i * 97) % 1024, 400 + i, i / 3);
+            let _ = writeln!(
+                csv,
+                "{},{},0,0,{},{}",
+                i * 1_500_000,
+                (i * 97) % 1024,
+                400 + i,
+                i / 3
+            );
         }
         std::fs::write(&path, &csv).unwrap();
         let t = Trace::parse(&path, &csv).unwrap();
@@ -963,7 +967,10 @@ mod tests {
             Profile::MAINLINE,
             Profile::from_name("sugov-busy-without-uclamp").unwrap(),
         );
-        let (ra, rb) = (replay(&a72(), &t, &a).unwrap(), replay(&a72(), &t, &b).unwrap());
+        let (ra, rb) = (
+            replay(&a72(), &t, &a).unwrap(),
+            replay(&a72(), &t, &b).unwrap(),
+        );
         let stream = |profiles: &[Profile], json: bool| {
             let mut out = Vec::new();
             run_stream(&a72(), &path, profiles, json, &mut out).unwrap();

@@ -296,10 +296,17 @@ mod tests {
         let p = dir.path().join("big.toml");
         std::fs::write(&p, "x".repeat(11)).unwrap();
         let e = read_text_limited(&p, 10, "TEST_LIMIT").unwrap_err();
-        assert!(e.to_string().ends_with("larger than 10 bytes (TEST_LIMIT); refused"), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("larger than 10 bytes (TEST_LIMIT); refused"),
+            "{e}"
+        );
         assert_eq!(read_text_limited(&p, 11, "TEST_LIMIT").unwrap().len(), 11);
         let e = read_text(dir.path()).unwrap_err();
-        assert!(e.to_string().ends_with("not a regular file (a directory)"), "{e}");
+        assert!(
+            e.to_string().ends_with("not a regular file (a directory)"),
+            "{e}"
+        );
         #[cfg(unix)]
         {
             let e = read_text(Path::new("/dev/zero")).unwrap_err();

@@ -167,7 +167,12 @@ fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool>
     let r = schedmath_host::replay::run(args)?;
     // A trace in which no PELT update could be replayed proves nothing: say why.
     if r.totals().0 == 0 {
-        let skipped: Vec<String> = r.render().lines().filter(|l| l.starts_with("skipped")).map(str::to_string).collect();
+        let skipped: Vec<String> = r
+            .render()
+            .lines()
+            .filter(|l| l.starts_with("skipped"))
+            .map(str::to_string)
+            .collect();
         anyhow::bail!(
             "{}: no PELT update could be replayed from {} event(s) (no task was switched in and updated){}{}",
             args.trace.display(),

@@ -440,14 +440,23 @@ const ROWS: &[Row] = &[
 
 /// Inputs too large or too binary to spell in a row.
 fn write_generated(dir: &Path) {
-    std::fs::write(dir.join("latin1.toml"), b"name = \"p\"\n# caf\xe9 au lait\n").unwrap();
-    let deep = format!("{{\"tasks\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+    std::fs::write(
+        dir.join("latin1.toml"),
+        b"name = \"p\"\n# caf\xe9 au lait\n",
+    )
+    .unwrap();
+    let deep = format!(
+        "{{\"tasks\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
     std::fs::write(dir.join("deep.json"), deep).unwrap();
     let deep = format!("a = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
     std::fs::write(dir.join("deep.toml"), deep).unwrap();
     // One byte past the limit, sparse: refused from its size before any read.
     let big = std::fs::File::create(dir.join("big.json")).unwrap();
-    big.set_len(schedmath_host::limits::MAX_INPUT_BYTES + 1).unwrap();
+    big.set_len(schedmath_host::limits::MAX_INPUT_BYTES + 1)
+        .unwrap();
     let mut idle12 = String::from("name = \"p\"\n");
     let mut names = Vec::new();
     for i in 0..12 {
@@ -495,7 +504,11 @@ fn run_row(row: &Row) -> (Option<i32>, String) {
 
 /// No `A: A` in a message: each cause is printed once.
 fn repeats(msg: &str) -> Option<String> {
-    let parts: Vec<&str> = msg.split(": ").map(str::trim).filter(|p| p.len() > 8).collect();
+    let parts: Vec<&str> = msg
+        .split(": ")
+        .map(str::trim)
+        .filter(|p| p.len() > 8)
+        .collect();
     parts
         .iter()
         .enumerate()

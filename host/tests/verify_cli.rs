@@ -123,7 +123,10 @@ fn truncated_line_is_an_error_with_file_and_line() {
     // An unreadable case is an input error: exit 2, after the report.
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(stderr.contains("1 case(s) could not be read or run"), "{stderr}");
+    assert!(
+        stderr.contains("1 case(s) could not be read or run"),
+        "{stderr}"
+    );
     let want = format!("error: {}:5: not valid JSON", file.display());
     assert!(
         stdout.lines().any(|l| l.starts_with(&want)),

@@ -293,9 +293,8 @@ pub fn render_compare(a: &IdleReport, b: &IdleReport) -> String {
         .line(&mut out, &["", &a.governor, &b.governor]);
     let head = ["usage", "res_%", "above", "below"];
     table.line(&mut out, &[&["state"][..], &head, &head].concat());
-    let cols = |u: u128, r: String, ab: u128, be: u128| {
-        [u.to_string(), r, ab.to_string(), be.to_string()]
-    };
+    let cols =
+        |u: u128, r: String, ab: u128, be: u128| [u.to_string(), r, ab.to_string(), be.to_string()];
     for (sa, sb) in a.states.iter().zip(&b.states) {
         let cells = [
             &[sa.name.clone()][..],

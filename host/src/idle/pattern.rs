@@ -243,7 +243,10 @@ pub fn generate(spec: &str, count: usize, seed: u64) -> Result<Vec<IdlePeriod>, 
             } else {
                 format!("--count {count} ({total} periods in total)")
             };
-            return Err(spec_err(phase, beyond(what, "MAX_IDLE_PERIODS", MAX_IDLE_PERIODS)));
+            return Err(spec_err(
+                phase,
+                beyond(what, "MAX_IDLE_PERIODS", MAX_IDLE_PERIODS),
+            ));
         }
         phases.push((parse_gen(g)?, n));
     }

@@ -609,7 +609,9 @@ mod tests {
 
     #[test]
     fn histogram_percentiles_equal_the_sorted_samples() {
-        let samples: Vec<u64> = (0..5000u64).map(|i| (i * 7919) % 1013 * 1000 + i % 3).collect();
+        let samples: Vec<u64> = (0..5000u64)
+            .map(|i| (i * 7919) % 1013 * 1000 + i % 3)
+            .collect();
         let mut h = LatencyHistogram::default();
         for &x in &samples {
             h.record(x);

@@ -44,7 +44,9 @@ fn forever(t: &TaskSpec) -> bool {
 }
 
 fn events(t: &TaskSpec) -> impl Iterator<Item = &Event> {
-    t.phases.iter().flat_map(|p| p.events.iter().map(|e| &e.event))
+    t.phases
+        .iter()
+        .flat_map(|p| p.events.iter().map(|e| &e.event))
 }
 
 /// Every hazard of `w`, in task order.
@@ -149,9 +151,11 @@ fn suspend_cycles(w: &Workload, at: &dyn Fn(&TaskSpec, String) -> Hazard) -> Vec
     let mut out = Vec::new();
     for name in &waited {
         if !resumers.contains_key(name) {
-            for t in w.tasks.iter().filter(|t| {
-                events(t).any(|e| matches!(e, Event::Suspend { name: n } if n == name))
-            }) {
+            for t in w
+                .tasks
+                .iter()
+                .filter(|t| events(t).any(|e| matches!(e, Event::Suspend { name: n } if n == name)))
+            {
                 out.push(at(
                     t,
                     format!(
@@ -186,7 +190,12 @@ fn suspend_cycles(w: &Workload, at: &dyn Fn(&TaskSpec, String) -> Hazard) -> Vec
     {
         let list: Vec<String> = stuck
             .iter()
-            .map(|t| format!("`{t}` waits on `{}`", first_wait.get(t).copied().unwrap_or_default()))
+            .map(|t| {
+                format!(
+                    "`{t}` waits on `{}`",
+                    first_wait.get(t).copied().unwrap_or_default()
+                )
+            })
             .collect();
         out.push(at(
             first,

@@ -1158,7 +1158,11 @@ impl Ctx<'_> {
             ));
         }
         if let Some(c) = s.chars().find(|c| c.is_control()) {
-            return Err(self.err(at, path, crate::limits::control_char_message("taskgroup", c)));
+            return Err(self.err(
+                at,
+                path,
+                crate::limits::control_char_message("taskgroup", c),
+            ));
         }
         Ok(Some(s.to_string()))
     }
