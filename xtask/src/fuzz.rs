@@ -103,10 +103,10 @@ fn seeds(root: &Path, target: &str) -> Result<Vec<(String, Vec<u8>)>> {
     for f in files {
         let mut text = fs::read(&f).with_context(|| f.display().to_string())?;
         if target == "trace" {
-            // The head of a lab capture: its header and first events, decompressed.
+            // The head of a lab capture, decompressed by the replay's own opener.
             let mut head = Vec::new();
-            let gz = flate2::read::MultiGzDecoder::new(text.as_slice());
-            std::io::Read::read_to_end(&mut std::io::Read::take(gz, MAX_SEED as u64), &mut head)
+            let r = schedmath_host::replay::open(&f)?;
+            std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_SEED as u64), &mut head)
                 .with_context(|| f.display().to_string())?;
             text = head;
         }
