@@ -18,7 +18,10 @@ pub use schedmath::cpufreq::CPUFREQ_TABLE_MAX;
 pub use schedmath::cpuidle::CPUIDLE_STATE_MAX;
 pub use schedmath::math::SCHED_CAPACITY_SCALE;
 
-pub use crate::workload::model::MAX_INSTANCES;
+/// Most instances one task object may ask for, and most threads of a whole workload
+/// (a study sweep value included): far above any rt-app use case, low enough that a typo
+/// (`"instance": 2000000000`) is an error, not an allocation failure.
+pub const MAX_INSTANCES: u32 = 65_536;
 
 /// Largest file read whole (workload, platform, study, idle-pattern CSV, capture
 /// metadata): 16 MiB. Real ones are kilobytes; the largest shipped is 7 KB. Traces and

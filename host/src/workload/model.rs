@@ -207,9 +207,7 @@ pub struct TaskGroup {
     pub idle: bool,
 }
 
-/// Most instances one task object may ask for: far above any rt-app use case, low
-/// enough that a typo (`"instance": 2000000000`) is an error, not an allocation failure.
-pub const MAX_INSTANCES: u32 = 65_536;
+pub use crate::limits::MAX_INSTANCES;
 
 /// `cpu.shares` of a group the file does not configure (kernel `ROOT_TASK_GROUP_LOAD`).
 pub const DEFAULT_SHARES: u32 = 1024;
