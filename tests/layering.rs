@@ -21,8 +21,9 @@ use support::rust_src::{module_of, rust_files, strip, tokens, use_tree};
 /// Top-level modules of `host/src` by layer, lowest first. A module may name modules of
 /// lower layers only.
 const LAYERS: &[&[&str]] = &[
-    // Support: no scheduler knowledge (seeded random numbers, CSV and table text).
-    &["rng", "text"],
+    // Support: no scheduler knowledge (seeded random numbers, CSV and table text, the
+    // input limits and bounded file reads).
+    &["rng", "text", "limits"],
     // Inputs: the kernel fixtures' envelope, platform files, workloads, trace text.
     &["fixtures", "platform", "workload", "trace"],
     // The simulator.

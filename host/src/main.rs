@@ -178,6 +178,22 @@ enum PlatformCmd {
 /// `schedmath replay`.
 fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool> {
     let r = schedmath_host::replay::run(args)?;
+    // A trace in which no PELT update could be replayed proves nothing: say why.
+    if r.totals().0 == 0 {
+        let skipped: Vec<String> = r
+            .render()
+            .lines()
+            .filter(|l| l.starts_with("skipped"))
+            .map(str::to_string)
+            .collect();
+        anyhow::bail!(
+            "{}: no PELT update could be replayed from {} event(s) (no task was switched in and updated){}{}",
+            args.trace.display(),
+            r.events,
+            if skipped.is_empty() { "" } else { "; " },
+            skipped.join("; ")
+        );
+    }
     let text = if args.json {
         let mut t = serde_json::to_string_pretty(&r.to_json())?;
         t.push('\n');
@@ -238,43 +254,28 @@ fn profile(name: &str) -> anyhow::Result<schedmath::Profile> {
 }
 
 fn governor(args: &GovernorArgs) -> anyhow::Result<bool> {
-    use schedmath_host::governor::{render, render_compare, replay, Trace};
-    let trace = Trace::load(&args.util)?;
     let mut policy = schedmath_host::governor::platform_policy(&args.platform, args.policy)?;
     if let Some(us) = args.rate_limit_us {
         policy.rate_limit_us = us;
     }
-    let mut out = std::io::stdout().lock();
-    match &args.compare {
-        Some(names) => {
-            let (Some(a), Some(b)) = (names.first(), names.get(1)) else {
-                anyhow::bail!("--compare needs two profiles");
-            };
-            let ra = replay(&policy, &trace, &profile(a)?)?;
-            let rb = replay(&policy, &trace, &profile(b)?)?;
-            if args.json {
-                serde_json::to_writer_pretty(
-                    &mut out,
-                    &serde_json::json!({ "policy": policy.name, "replays": [ra, rb] }),
-                )?;
-                writeln!(out)?;
-            } else {
-                write!(out, "{}", render_compare(&policy, &ra, &rb))?;
-            }
-        }
-        None => {
-            let r = replay(&policy, &trace, &profile(&args.profile)?)?;
-            if args.json {
-                serde_json::to_writer_pretty(
-                    &mut out,
-                    &serde_json::json!({ "policy": policy.name, "replays": [r] }),
-                )?;
-                writeln!(out)?;
-            } else {
-                write!(out, "{}", render(&policy, &r))?;
-            }
-        }
+    let names: Vec<&str> = match &args.compare {
+        Some(names) => names.iter().map(String::as_str).collect(),
+        None => vec![args.profile.as_str()],
+    };
+    if names.len() > 2 {
+        anyhow::bail!("--compare needs two profiles");
     }
+    let profiles = names
+        .iter()
+        .map(|n| profile(n))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Streamed: a trace of any length is replayed in constant memory.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    schedmath_host::governor::run_stream(&policy, &args.util, &profiles, args.json, &mut out)?;
+    if args.json {
+        writeln!(out)?;
+    }
+    out.flush()?;
     Ok(true)
 }
 
@@ -304,6 +305,10 @@ struct SimCommon {
     /// FILE.base.EXT and FILE.patch.EXT.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Treat the workload's warnings (deadlocks, zero-progress loops, keys rt-app
+    /// ignores, approximations) as errors: exit with code 2.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(clap::Args)]
@@ -384,8 +389,16 @@ fn sim_run(
     let platform = schedmath_host::platform::Platform::load(&c.platform)?;
     let w = schedmath_host::workload::Workload::load(&c.workload)?;
     w.validate(platform.nr_cpus())?;
-    for line in schedmath_host::workload::show::warning_lines(&w) {
+    let warnings = schedmath_host::workload::show::warning_lines(&w);
+    for line in &warnings {
         eprintln!("{line}");
+    }
+    if c.strict && !warnings.is_empty() {
+        anyhow::bail!(
+            "{}: {} warning(s), refused by --strict",
+            c.workload.display(),
+            warnings.len()
+        );
     }
     let tasks = tasks_from_workload(&w)?;
     let cfg = SimConfig::for_workload(&w, c.duration, c.hz, c.seed);

@@ -245,6 +245,7 @@ pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, Stud
             metrics,
         });
     }
+    check_columns(&fname, &jobs, &runs)?;
     Ok(StudyResult {
         study: spec.study,
         runs,
@@ -252,6 +253,36 @@ pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, Stud
         columns: jobs.into_iter().map(|j| (j.label, j.columns)).collect(),
         seed: spec.seed,
     })
+}
+
+/// Every column names a metric of at least one run of its case (a misspelt column would
+/// otherwise print `-` in every row).
+fn check_columns(file: &str, jobs: &[Job], runs: &[Run]) -> Result<(), StudyError> {
+    for job in jobs {
+        let json: Vec<Value> = runs
+            .iter()
+            .filter(|r| r.case == job.label)
+            .map(|r| serde_json::to_value(&r.metrics).unwrap_or(Value::Null))
+            .collect();
+        for c in &job.columns {
+            if json.iter().all(|j| lookup(j, c).is_none()) {
+                let known: Vec<&str> = json
+                    .first()
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                return Err(StudyError::Invalid {
+                    file: file.to_string(),
+                    key: format!("columns (case `{}`)", job.label),
+                    msg: format!(
+                        "`{c}` is no metric of any run (metrics: {})",
+                        known.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Simulates workload `w` on `platform` under the profile named `profile` (recorded in
@@ -298,9 +329,9 @@ fn run_one(
 /// Parses `file` and prepares every case (sweeps expanded, files loaded and validated).
 fn load(file: &Path) -> Result<(StudyFile, Vec<Job>), StudyError> {
     let fname = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|e| StudyError::Io {
+    let text = crate::limits::read_text(file).map_err(|e| StudyError::Io {
         file: fname.clone(),
-        msg: e.to_string(),
+        msg: e.detail(),
     })?;
     let spec: StudyFile = toml::from_str(&text).map_err(|e| StudyError::Parse {
         file: fname.clone(),
@@ -338,6 +369,19 @@ fn load(file: &Path) -> Result<(StudyFile, Vec<Job>), StudyError> {
         if duration_s == 0 {
             return Err(invalid(key("duration_s"), "must be > 0"));
         }
+        if !crate::limits::HZ_RANGE.contains(&spec.hz) {
+            return Err(invalid("hz".into(), &crate::limits::hz_message(spec.hz)));
+        }
+        if u64::from(duration_s) > crate::limits::MAX_SIM_SECONDS {
+            return Err(invalid(
+                key("duration_s"),
+                &crate::limits::beyond(
+                    format!("{duration_s} s"),
+                    "MAX_SIM_SECONDS",
+                    format!("{} s", crate::limits::MAX_SIM_SECONDS),
+                ),
+            ));
+        }
         let cfg = SimConfig {
             duration_ns: u64::from(duration_s) * 1_000_000_000,
             hz: spec.hz,
@@ -373,6 +417,17 @@ fn load(file: &Path) -> Result<(StudyFile, Vec<Job>), StudyError> {
             if let (Some(n), Some(s)) = (v, &c.sweep) {
                 if n == 0 {
                     return Err(invalid(key("sweep.values"), "a count must be > 0"));
+                }
+                // The limit `workload check` applies to `instance`, before allocating.
+                if n > crate::limits::MAX_INSTANCES {
+                    return Err(invalid(
+                        key("sweep.values"),
+                        &crate::limits::beyond(
+                            format!("instance count {n}"),
+                            "MAX_INSTANCES",
+                            crate::limits::MAX_INSTANCES,
+                        ),
+                    ));
                 }
                 w.set_instances(&s.task, n as usize).ok_or_else(|| {
                     invalid(

@@ -140,6 +140,9 @@ pub fn run_suite(file: &SuiteFile) -> SuiteResult {
     }
 }
 
+/// Every `.jsonl` below `dir` (or `dir` itself when it is a file). Symbolic links to
+/// directories are not followed (a link back up the tree would recurse forever); links
+/// to files are read.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     if dir.is_file() {
         out.push(dir.to_path_buf());
@@ -148,11 +151,13 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("{}: cannot read directory", dir.display()))?;
     for entry in entries {
-        let path = entry
-            .with_context(|| format!("{}: cannot list", dir.display()))?
-            .path();
+        let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
+        let path = entry.path();
+        let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
         if path.is_dir() {
-            collect(&path, out)?;
+            if !is_link {
+                collect(&path, out)?;
+            }
         } else if path.extension().is_some_and(|e| e == "jsonl") {
             out.push(path);
         }
@@ -322,7 +327,17 @@ pub fn write_report(
 pub fn run(args: &VerifyArgs, default_dir: &Path, w: &mut impl Write) -> anyhow::Result<bool> {
     let suites = select_suites(args, default_dir)?;
     let results = run_parallel(&suites);
-    write_report(&results, args.max_report, w)
+    let ok = write_report(&results, args.max_report, w)?;
+    // A case that cannot be read or run is an input error (exit 2), not a mismatch.
+    let errors = results
+        .iter()
+        .flat_map(|r| &r.failures)
+        .filter(|f| matches!(f, Failure::Error { .. }))
+        .count();
+    if errors > 0 {
+        bail!("{errors} case(s) could not be read or run (listed above as `error:`)");
+    }
+    Ok(ok)
 }
 
 /// Runs suites on all cores; results come back in input order (also the Python

@@ -193,11 +193,9 @@ pub struct Capture {
 
 /// Reads a capture folder (fixtures/lab/README.md layout).
 pub fn capture(dir: &Path) -> anyhow::Result<Capture> {
-    let meta: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("meta.json"))
-            .with_context(|| format!("{}", dir.join("meta.json").display()))?,
-    )
-    .with_context(|| format!("{}", dir.join("meta.json").display()))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&crate::limits::read_text(&dir.join("meta.json"))?)
+            .with_context(|| format!("{}", dir.join("meta.json").display()))?;
     let field = |k: &str| {
         meta.get(k)
             .and_then(serde_json::Value::as_u64)

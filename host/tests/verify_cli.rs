@@ -120,8 +120,13 @@ fn truncated_line_is_an_error_with_file_and_line() {
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
 
     let (code, stdout, stderr) = verify(tmp.path());
-    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    // An unreadable case is an input error: exit 2, after the report.
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("1 case(s) could not be read or run"),
+        "{stderr}"
+    );
     let want = format!("error: {}:5: not valid JSON", file.display());
     assert!(
         stdout.lines().any(|l| l.starts_with(&want)),
@@ -134,13 +139,13 @@ fn unknown_fn_and_missing_input_are_errors_not_skips() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("x.jsonl"),
-        "{\"suite\":\"pelt/x\",\"variant\":\"mainline\"}\n\
+        "{\"suite\":\"pelt/x\",\"schema\":1,\"variant\":\"mainline\"}\n\
          {\"id\":\"a\",\"fn\":\"no_such_fn\",\"in\":{},\"out\":{\"ret\":0}}\n\
          {\"id\":\"b\",\"fn\":\"decay_load\",\"in\":{\"variant\":\"hl32\",\"val\":5},\"out\":{\"ret\":0}}\n",
     )
     .unwrap();
     let (code, stdout, _) = verify(tmp.path());
-    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(code, Some(2), "{stdout}");
     assert!(
         stdout.contains(":2: case a: unknown fn `no_such_fn` in module `pelt`"),
         "{stdout}"

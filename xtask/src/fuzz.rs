@@ -25,6 +25,7 @@ pub const TARGETS: &[&str] = &[
     "rtapp",
     "platform",
     "fixture",
+    "trace",
 ];
 
 /// Largest seed file (libFuzzer's default `-max_len` is derived from the corpus).
@@ -75,6 +76,19 @@ fn seeds(root: &Path, target: &str) -> Result<Vec<(String, Vec<u8>)>> {
             add_dir(&fixtures.join("workloads"), "toml")?;
         }
         "platform" => add_dir(&fixtures.join("platforms"), "toml")?,
+        "trace" => {
+            for e in fs::read_dir(fixtures.join("lab"))? {
+                let kernel = e?.path();
+                if kernel.is_dir() {
+                    for w in fs::read_dir(&kernel)? {
+                        let report = w?.path().join("report.txt.gz");
+                        if report.is_file() {
+                            files.push(report);
+                        }
+                    }
+                }
+            }
+        }
         _ => {
             for e in fs::read_dir(fixtures.join("kernel"))? {
                 let dir = e?.path();
@@ -87,11 +101,26 @@ fn seeds(root: &Path, target: &str) -> Result<Vec<(String, Vec<u8>)>> {
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let text = fs::read(&f).with_context(|| f.display().to_string())?;
-        let name = f
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        if target == "rtapp" || target == "platform" {
+        let mut text = fs::read(&f).with_context(|| f.display().to_string())?;
+        if target == "trace" {
+            // The head of a lab capture, decompressed by the replay's own opener.
+            let mut head = Vec::new();
+            let r = schedmath_host::replay::open(&f)?;
+            std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_SEED as u64), &mut head)
+                .with_context(|| f.display().to_string())?;
+            text = head;
+        }
+        let name = if target == "trace" {
+            // kernel/workload: every capture's report has the same file name.
+            let p = f.strip_prefix(fixtures.join("lab")).unwrap_or(&f);
+            p.parent().map_or_else(String::new, |d| {
+                d.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "_")
+            })
+        } else {
+            f.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        };
+        if matches!(target, "rtapp" | "platform" | "trace") {
             out.push((name, text));
             continue;
         }

@@ -47,8 +47,11 @@ pub struct ReplayConfig {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ReplayError {
     /// No idle states, or more than the kernel allows.
-    #[error("the CPU has {0} idle states; 1..={CPUIDLE_STATE_MAX} are supported")]
+    #[error("{}", crate::limits::idle_state_count(*.0))]
     StateCount(usize),
+    /// The replay needed more idle-loop cycles than [`crate::limits::MAX_IDLE_CYCLES`].
+    #[error("stopped after {0} idle-loop cycles (MAX_IDLE_CYCLES): the pattern wakes the CPU too often for its length; shorten it or use fewer periods")]
+    Budget(u64),
     /// TICK_NSEC must be positive.
     #[error("TICK_NSEC must be positive, got {0}")]
     Tick(i64),
@@ -105,6 +108,9 @@ pub fn replay(
     cfg: &ReplayConfig,
 ) -> Result<IdleReport, ReplayError> {
     let table: Vec<CpuidleState> = states.iter().map(|s| s.state).collect();
+    if states.len() > CPUIDLE_STATE_MAX {
+        return Err(ReplayError::StateCount(states.len()));
+    }
     let drv = CpuidleDriver::new(&table)
         .filter(|d| d.state_count() > 0)
         .ok_or(ReplayError::StateCount(states.len()))?;
@@ -171,6 +177,9 @@ pub fn replay(
             };
             cpuidle_enter_and_reflect(&drv, &mut dev, &mut governor, sel.idx, cfg.tick_nsec, &exit);
             report.cycles += 1;
+            if report.cycles > crate::limits::MAX_IDLE_CYCLES {
+                return Err(ReplayError::Budget(crate::limits::MAX_IDLE_CYCLES));
+            }
             report.tick_wakeups += u64::from(got_tick);
             report.poll_limit_wakeups += u64::from(poll_time_limit);
             tick_stopped = tick_stopped || sel.stop_tick;
@@ -199,17 +208,23 @@ fn ms(n: u64) -> String {
     format!("{}.{:03}", n / 1_000_000, (n / 1_000) % 1_000)
 }
 
-/// `part / whole` as a percentage with one decimal.
-fn pct(part: u64, whole: u64) -> String {
+/// `part / whole` as a percentage with one decimal (128-bit: no total overflows).
+fn pct(part: u64, whole: u128) -> String {
     if whole == 0 {
         return "0.0".into();
     }
-    let tenths = (u128::from(part) * 1000 + u128::from(whole) / 2) / u128::from(whole);
+    let tenths = (u128::from(part) * 1000 + whole / 2) / whole;
     format!("{}.{}", tenths / 10, tenths % 10)
 }
 
-fn total_time(r: &IdleReport) -> u64 {
-    r.states.iter().map(|s| s.time_ns).sum()
+/// The summed residency of every state, in 128 bits so it cannot wrap.
+fn total_time(r: &IdleReport) -> u128 {
+    r.states.iter().map(|s| u128::from(s.time_ns)).sum()
+}
+
+/// `n` ns (128-bit total) as milliseconds with three decimals.
+fn ms_total(n: u128) -> String {
+    format!("{}.{:03}", n / 1_000_000, (n / 1_000) % 1_000)
 }
 
 /// The table of one report, for people.
@@ -248,15 +263,14 @@ pub fn render(r: &IdleReport) -> String {
         ];
         table.line(&mut out, &cells);
     }
-    let (above, below) = r
-        .states
-        .iter()
-        .fold((0, 0), |(a, b), s| (a + s.above, b + s.below));
-    let usage: u64 = r.states.iter().map(|s| s.usage).sum();
+    let (above, below) = r.states.iter().fold((0u128, 0u128), |(a, b), s| {
+        (a + u128::from(s.above), b + u128::from(s.below))
+    });
+    let usage: u128 = r.states.iter().map(|s| u128::from(s.usage)).sum();
     let cells = [
         "total".to_string(),
         usage.to_string(),
-        ms(total),
+        ms_total(total),
         "100.0".to_string(),
         above.to_string(),
         below.to_string(),
@@ -280,19 +294,33 @@ pub fn render_compare(a: &IdleReport, b: &IdleReport) -> String {
     let head = ["usage", "res_%", "above", "below"];
     table.line(&mut out, &[&["state"][..], &head, &head].concat());
     let cols =
-        |u: u64, r: String, ab: u64, be: u64| [u.to_string(), r, ab.to_string(), be.to_string()];
+        |u: u128, r: String, ab: u128, be: u128| [u.to_string(), r, ab.to_string(), be.to_string()];
     for (sa, sb) in a.states.iter().zip(&b.states) {
         let cells = [
             &[sa.name.clone()][..],
-            &cols(sa.usage, pct(sa.time_ns, ta), sa.above, sa.below),
-            &cols(sb.usage, pct(sb.time_ns, tb), sb.above, sb.below),
+            &cols(
+                sa.usage.into(),
+                pct(sa.time_ns, ta),
+                sa.above.into(),
+                sa.below.into(),
+            ),
+            &cols(
+                sb.usage.into(),
+                pct(sb.time_ns, tb),
+                sb.above.into(),
+                sb.below.into(),
+            ),
         ]
         .concat();
         table.line(&mut out, &cells);
     }
     let sum = |r: &IdleReport| {
-        r.states.iter().fold((0, 0, 0), |(u, a, b), s| {
-            (u + s.usage, a + s.above, b + s.below)
+        r.states.iter().fold((0u128, 0u128, 0u128), |(u, a, b), s| {
+            (
+                u + u128::from(s.usage),
+                a + u128::from(s.above),
+                b + u128::from(s.below),
+            )
         })
     };
     let ((ua, aa, ba), (ub, ab, bb)) = (sum(a), sum(b));
@@ -382,7 +410,12 @@ mod tests {
 /// Inline idle states: `NAME:EXIT_LATENCY/TARGET_RESIDENCY[:poll],...` with durations like
 /// `370us` (e.g. `WFI:1us/1us,cpu-sleep:370us/900us,cluster-sleep:900us/2000us`).
 pub fn parse_states(spec: &str) -> Result<Vec<IdleStateSpec>, String> {
-    spec.split(',')
+    let n = spec.split(',').count();
+    if n > CPUIDLE_STATE_MAX {
+        return Err(crate::limits::idle_state_count(n));
+    }
+    let states: Vec<IdleStateSpec> = spec
+        .split(',')
         .map(|part| {
             let part = part.trim();
             let err = |m: &str| format!("idle state `{part}`: {m}");
@@ -407,16 +440,28 @@ pub fn parse_states(spec: &str) -> Result<Vec<IdleStateSpec>, String> {
             if name.is_empty() {
                 return Err(err("empty name"));
             }
+            let (exit_latency_ns, target_residency_ns) = (dur(lat)?, dur(res)?);
+            if target_residency_ns < exit_latency_ns {
+                return Err(err(
+                    "the target residency is below the exit latency: entering the state could never pay off",
+                ));
+            }
             Ok(IdleStateSpec {
                 name: name.to_string(),
                 state: CpuidleState {
-                    exit_latency_ns: dur(lat)?,
-                    target_residency_ns: dur(res)?,
+                    exit_latency_ns,
+                    target_residency_ns,
                     flags,
                 },
             })
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    for (i, s) in states.iter().enumerate() {
+        if states[..i].iter().any(|o| o.name == s.name) {
+            return Err(format!("idle state `{}`: duplicate name", s.name));
+        }
+    }
+    Ok(states)
 }
 
 /// `--governor`: which governor family.
@@ -523,9 +568,19 @@ pub fn run_with_states(
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<()> {
     use anyhow::Context as _;
+    if !crate::limits::HZ_RANGE.contains(&args.hz) {
+        anyhow::bail!("--hz: {}", crate::limits::hz_message(args.hz));
+    }
+    if !(1..=crate::limits::SCHED_CAPACITY_SCALE).contains(&setup.capacity) {
+        anyhow::bail!(
+            "--capacity {}: a CPU capacity is 1..={} (SCHED_CAPACITY_SCALE)",
+            setup.capacity,
+            crate::limits::SCHED_CAPACITY_SCALE
+        );
+    }
     let periods = pattern::load(&args.pattern, args.count, args.seed)?;
     let cfg = ReplayConfig {
-        tick_nsec: tick_nsec(args.hz).context("--hz must be positive")?,
+        tick_nsec: tick_nsec(args.hz).context(crate::limits::hz_message(args.hz))?,
         capacity: setup.capacity,
         util: args.util,
     };

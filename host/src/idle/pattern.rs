@@ -18,6 +18,7 @@
 
 use std::path::Path;
 
+use crate::limits::{beyond, MAX_IDLE_PERIODS, MAX_IDLE_PERIOD_NS};
 use crate::rng::SplitMix64;
 use crate::text::{csv_rows, CsvRow};
 
@@ -55,6 +56,9 @@ pub enum PatternError {
         /// What is wrong (names the field).
         msg: String,
     },
+    /// Unreadable, too large or not UTF-8 (names the limit or the position).
+    #[error(transparent)]
+    Input(#[from] crate::limits::InputError),
     /// The CSV file could not be read.
     #[error("{path}: {msg}")]
     Io {
@@ -117,13 +121,28 @@ fn parse_gen(spec: &str) -> Result<Gen, PatternError> {
     let (kind, arg) = spec
         .split_once(':')
         .ok_or_else(|| spec_err(spec, "expected KIND:ARGS (timer:, io:, mixed:)"))?;
+    let period = |arg: &str| -> Result<u64, PatternError> {
+        let ns = parse_duration(arg).map_err(|m| spec_err(spec, m))?;
+        if ns == 0 {
+            return Err(spec_err(spec, "a timer period must be > 0"));
+        }
+        if ns > MAX_IDLE_PERIOD_NS {
+            return Err(spec_err(
+                spec,
+                beyond(
+                    format!("period `{}`", arg.trim()),
+                    "MAX_IDLE_PERIOD_NS",
+                    format!("{MAX_IDLE_PERIOD_NS} ns (1 h)"),
+                ),
+            ));
+        }
+        Ok(ns)
+    };
     match kind {
-        "timer" => parse_duration(arg)
-            .map(Gen::Timer)
-            .map_err(|m| spec_err(spec, m)),
+        "timer" => period(arg).map(Gen::Timer),
         "io" => {
             let (range, far) = match arg.split_once('@') {
-                Some((r, f)) => (r, parse_duration(f).map_err(|m| spec_err(spec, m))?),
+                Some((r, f)) => (r, period(f)?),
                 None => (arg, IO_FAR_TIMER_NS),
             };
             let (lo, hi) = match range.split_once('-') {
@@ -203,19 +222,36 @@ fn sample(g: &Gen, rng: &mut SplitMix64) -> IdlePeriod {
 /// Periods from a generator spec: phases `A*N;B*M`, each `*N` defaulting to `count`.
 pub fn generate(spec: &str, count: usize, seed: u64) -> Result<Vec<IdlePeriod>, PatternError> {
     let mut rng = SplitMix64::new(seed);
-    let mut out = Vec::new();
+    // Every phase is parsed and the total counted before anything is generated.
+    let mut phases = Vec::new();
+    let mut total: u64 = 0;
     for phase in spec.split(';') {
         let phase = phase.trim();
         let (g, n) = match phase.rsplit_once('*') {
             Some((g, n)) => (
                 g,
                 n.trim()
-                    .parse::<usize>()
+                    .parse::<u64>()
                     .map_err(|_| spec_err(phase, "`*N` needs a period count"))?,
             ),
-            None => (phase, count),
+            None => (phase, count as u64),
         };
-        let g = parse_gen(g)?;
+        total = total.saturating_add(n);
+        if total > MAX_IDLE_PERIODS {
+            let what = if phase.contains('*') {
+                format!("{total} periods in total")
+            } else {
+                format!("--count {count} ({total} periods in total)")
+            };
+            return Err(spec_err(
+                phase,
+                beyond(what, "MAX_IDLE_PERIODS", MAX_IDLE_PERIODS),
+            ));
+        }
+        phases.push((parse_gen(g)?, n));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    for (g, n) in phases {
         out.extend((0..n).map(|_| sample(&g, &mut rng)));
     }
     Ok(out)
@@ -272,6 +308,19 @@ pub fn parse_csv(path: &str, text: &str) -> Result<Vec<IdlePeriod>, PatternError
         } else {
             None
         };
+        if sleep_length_ns > MAX_IDLE_PERIOD_NS {
+            return Err(err(format!(
+                "field `sleep_length_ns`: {}",
+                beyond(sleep_length_ns, "MAX_IDLE_PERIOD_NS", MAX_IDLE_PERIOD_NS)
+            )));
+        }
+        if out.len() as u64 >= MAX_IDLE_PERIODS {
+            return Err(err(beyond(
+                "the number of periods",
+                "MAX_IDLE_PERIODS",
+                MAX_IDLE_PERIODS,
+            )));
+        }
         if measured_ns > sleep_length_ns {
             return Err(err(format!(
                 "field `measured_ns`: {measured_ns} is after the timer at {sleep_length_ns}"
@@ -299,10 +348,7 @@ pub fn parse_csv(path: &str, text: &str) -> Result<Vec<IdlePeriod>, PatternError
 pub fn load(spec: &str, count: usize, seed: u64) -> Result<Vec<IdlePeriod>, PatternError> {
     let path = Path::new(spec);
     if spec.ends_with(".csv") || path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| PatternError::Io {
-            path: spec.to_string(),
-            msg: e.to_string(),
-        })?;
+        let text = crate::limits::read_text(path)?;
         return parse_csv(spec, &text);
     }
     generate(spec, count, seed)

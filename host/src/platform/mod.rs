@@ -74,6 +74,9 @@ pub enum PlatformError {
         /// The OS error.
         msg: String,
     },
+    /// Unreadable, too large or not UTF-8 (names the limit or the position).
+    #[error(transparent)]
+    Input(#[from] crate::limits::InputError),
     /// Not valid TOML, an unknown key, a missing or mistyped value.
     #[error("{origin}:{line}:{column}: {msg}")]
     Parse {
@@ -276,10 +279,7 @@ impl Platform {
     /// Loads and validates a platform file.
     pub fn load(path: &Path) -> Result<Platform, PlatformError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| PlatformError::Io {
-            origin: origin.clone(),
-            msg: e.to_string(),
-        })?;
+        let text = crate::limits::read_text(path)?;
         Self::from_toml_str(&text, &origin)
     }
 
@@ -340,7 +340,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// the product is 64-bit. `None` on overflow.
 pub fn of_dynamic_power(dynamic_power_coefficient: u32, uv: u64, khz: u64) -> Option<u64> {
     let mv = uv / 1000;
-    let mhz = khz.checked_mul(1000)? / 1_000_000;
+    let mhz = khz.saturating_mul(1000) / 1_000_000;
     let p = u64::from(dynamic_power_coefficient)
         .checked_mul(mv)?
         .checked_mul(mv)?
@@ -523,13 +523,22 @@ fn cpu_capacities(
             .unwrap_or(0);
         dom.capacity = cap;
     }
+    // The biggest CPU (dmips x reference kHz) is 1024; the others scale against it.
+    let biggest = domains
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, d)| {
+            u128::from(d.capacity_dmips_mhz.unwrap_or(0)) * u128::from(d.capacity_freq_ref_khz)
+        })
+        .map_or(0, |(i, _)| i);
     for (d, dom) in domains.iter().enumerate() {
         if dom.capacity == 0 || dom.capacity > SCHED_CAPACITY_SCALE {
             return Err(cx.err(
                 format!("domain[{d}].capacity_dmips_mhz"),
                 format!(
-                    "normalised capacity is {} (must be 1..=1024): dmips or reference frequency out of range",
-                    dom.capacity
+                    "normalised capacity is {} (must be 1..=1024) against domain[{biggest}] (`{}`, capacity 1024): its capacity_dmips_mhz x reference frequency is too small next to that domain's",
+                    dom.capacity,
+                    domains.get(biggest).map_or("", |b| b.name.as_str())
                 ),
             ));
         }
@@ -649,6 +658,11 @@ fn build_idle_states(
     cx: &Ctx<'_>,
     specs: &[IdleStateSpec],
 ) -> Result<Vec<IdleState>, PlatformError> {
+    // Every state may be listed by one domain, whose CPUs have at most
+    // CPUIDLE_STATE_MAX; more declared states than CPUs could ever use is a mistake too.
+    if specs.len() > crate::limits::CPUIDLE_STATE_MAX * crate::limits::NR_CPUS {
+        return Err(cx.err("idle_state", crate::limits::idle_state_count(specs.len())));
+    }
     let mut out = Vec::with_capacity(specs.len());
     for (i, s) in specs.iter().enumerate() {
         let key = |k: &str| format!("idle_state[{i}].{k}");
@@ -657,6 +671,15 @@ fn build_idle_states(
         }
         if let Some(e) = specs[..i].iter().position(|o| o.name == s.name) {
             return Err(cx.err(key("name"), format!("`{}` is also idle_state[{e}]", s.name)));
+        }
+        if s.target_residency_us < s.exit_latency_us {
+            return Err(cx.err(
+                key("target_residency_us"),
+                format!(
+                    "{} us is below the exit latency of {} us: entering the state could never pay off",
+                    s.target_residency_us, s.exit_latency_us
+                ),
+            ));
         }
         let mut flags = IdleFlags::default();
         for f in &s.flags {
@@ -704,9 +727,14 @@ fn build_domain(
         // The kernel's `(dmips * ref) << 10` must not wrap, or cpu_scale is garbage.
         let raw = u64::from(dmips).checked_mul(capacity_freq_ref_khz);
         if raw.is_none_or(|r| r.leading_zeros() < 10) {
+            // Blame the key the reference frequency came from.
+            let from = match dom.capacity_freq_ref_khz {
+                Some(_) => key("capacity_freq_ref_khz"),
+                None => key(&format!("opp[{}].khz", opps.len().saturating_sub(1))),
+            };
             return Err(cx.err(
-                key("capacity_freq_ref_khz"),
-                "capacity_dmips_mhz x capacity_freq_ref_khz overflows the kernel's 64-bit shift",
+                from,
+                format!("capacity_dmips_mhz {dmips} x reference frequency {capacity_freq_ref_khz} kHz overflows the kernel's 64-bit `<< 10`"),
             ));
         }
     }
@@ -759,11 +787,31 @@ fn build_opps(cx: &Ctx<'_>, d: usize, dom: &DomainSpec) -> Result<Vec<Opp>, Plat
     if dom.opp.is_empty() {
         return Err(cx.err(key("opp"), "a domain needs at least one OPP"));
     }
+    if dom.opp.len() > crate::limits::CPUFREQ_TABLE_MAX {
+        return Err(cx.err(
+            key("opp"),
+            crate::limits::beyond(
+                format!("{} OPPs", dom.opp.len()),
+                "CPUFREQ_TABLE_MAX (the Energy Model's EM_MAX_PERF_STATES)",
+                crate::limits::CPUFREQ_TABLE_MAX,
+            ),
+        ));
+    }
     let mut opps: Vec<Opp> = Vec::with_capacity(dom.opp.len());
     for (i, o) in dom.opp.iter().enumerate() {
         let okey = |k: &str| format!("domain[{d}].opp[{i}].{k}");
         if o.khz == 0 {
             return Err(cx.err(okey("khz"), "zero frequency"));
+        }
+        if o.khz > u64::from(u32::MAX) {
+            return Err(cx.err(
+                okey("khz"),
+                format!(
+                    "{} kHz does not fit cpufreq's 32-bit kHz (at most {})",
+                    o.khz,
+                    u32::MAX
+                ),
+            ));
         }
         if let Some(prev) = opps.last() {
             if o.khz == prev.khz {
@@ -821,6 +869,12 @@ fn domain_idle_states(
     dom: &DomainSpec,
     idle: &[IdleStateSpec],
 ) -> Result<Vec<usize>, PlatformError> {
+    if dom.idle_states.len() > crate::limits::CPUIDLE_STATE_MAX {
+        return Err(cx.err(
+            format!("domain[{d}].idle_states"),
+            crate::limits::idle_state_count(dom.idle_states.len()),
+        ));
+    }
     let mut idle_states = Vec::with_capacity(dom.idle_states.len());
     for (j, n) in dom.idle_states.iter().enumerate() {
         let Some(i) = idle.iter().position(|s| &s.name == n) else {

@@ -196,7 +196,7 @@ fn shift_overflow_of_normalisation_is_refused() {
     );
     assert_eq!(
         err(&text),
-        format!("{ORIGIN}: domain[1].capacity_freq_ref_khz: capacity_dmips_mhz x capacity_freq_ref_khz overflows the kernel's 64-bit shift")
+        format!("{ORIGIN}: domain[1].capacity_freq_ref_khz: capacity_dmips_mhz 4294967295 x reference frequency 5000000 kHz overflows the kernel's 64-bit `<< 10`")
     );
 }
 

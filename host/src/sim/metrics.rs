@@ -160,8 +160,8 @@ pub struct Recorder {
     residency: Vec<Vec<u64>>,
     work: Vec<u64>,
     misses: Vec<u64>,
-    latencies: Vec<u64>,
-    stretches: Vec<u64>,
+    latencies: LatencyHistogram,
+    stretches: LatencyHistogram,
     energy_uw_ns: u128,
     est_acc: u128,
     est_last: (u64, u128),
@@ -175,22 +175,60 @@ pub struct Recorder {
     util_samples: Vec<(u64, u64)>,
 }
 
+/// How many distinct wake-up latencies are kept exactly. Past it, the histogram halves
+/// its resolution (values grouped by `ns >> shift`, reported at the group's lower bound)
+/// until it fits again, so memory stays bounded however long the simulation runs.
+/// Every shipped scenario stays far below it (exact nanoseconds).
+pub const LATENCY_EXACT_VALUES: usize = 1 << 16;
+
+/// Wake-up latencies and run stretches as a histogram (value → count): the nearest-rank percentiles of
+/// every sample, exact while at most [`LATENCY_EXACT_VALUES`] distinct values were seen,
+/// in O(distinct values) memory instead of one entry per wake-up.
+#[derive(Debug, Clone, Default)]
+struct LatencyHistogram {
+    counts: BTreeMap<u64, u64>,
+    /// Values are grouped by `ns >> shift` (0: exact).
+    shift: u32,
+    /// Samples recorded.
+    count: u64,
+}
+
+impl LatencyHistogram {
+    fn record(&mut self, ns: u64) {
+        *self.counts.entry(ns >> self.shift).or_default() += 1;
+        self.count += 1;
+        while self.counts.len() > LATENCY_EXACT_VALUES && self.shift < u64::BITS - 1 {
+            self.shift += 1;
+            let old = std::mem::take(&mut self.counts);
+            for (k, c) in old {
+                *self.counts.entry(k >> 1).or_default() += c;
+            }
+        }
+    }
+
+    /// The nearest-rank `p`/1000 percentile (ns): the value of rank ceil(p/1000 × n);
+    /// 0 without samples.
+    fn per_mille(&self, p: u64) -> u64 {
+        let rank = (u128::from(p) * u128::from(self.count))
+            .div_ceil(1000)
+            .max(1);
+        let mut seen: u128 = 0;
+        for (&k, &c) in &self.counts {
+            seen += u128::from(c);
+            if seen >= rank {
+                return k << self.shift;
+            }
+        }
+        0
+    }
+}
+
 fn s(ns: u64) -> f64 {
     round6(ns as f64 / 1e9)
 }
 
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
-}
-
-/// Per-mille percentile `p` (nearest rank: ceil(p/1000 × n) - 1) of sorted ns, in µs.
-fn percentile_us(sorted: &[u64], p: u64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let n = sorted.len() as u64;
-    let rank = (p * n).div_ceil(1000).max(1) - 1;
-    round6(sorted[rank as usize] as f64 / 1e3)
 }
 
 impl Recorder {
@@ -204,8 +242,8 @@ impl Recorder {
             residency: vec![vec![0; platform.nr_cpus()]; names.len()],
             work: vec![0; names.len()],
             misses: vec![0; names.len()],
-            latencies: Vec::new(),
-            stretches: Vec::new(),
+            latencies: LatencyHistogram::default(),
+            stretches: LatencyHistogram::default(),
             energy_uw_ns: 0,
             est_acc: 0,
             est_last: (0, 0),
@@ -293,12 +331,12 @@ impl Recorder {
 
     /// One wake-up latency (ns).
     pub fn latency(&mut self, ns: u64) {
-        self.latencies.push(ns);
+        self.latencies.record(ns);
     }
 
     /// A task stopped running after `ns` on the CPU (preempted, asleep or moved).
     pub fn run_stretch(&mut self, ns: u64) {
-        self.stretches.push(ns);
+        self.stretches.record(ns);
     }
 
     /// The overutilized flag at `now`.
@@ -342,12 +380,9 @@ impl Recorder {
             // Closing the interval is not a transition.
             self.ou_since = None;
         }
-        let mut lat = self.latencies.clone();
-        lat.sort_unstable();
-        let pct = |p: u64| percentile_us(&lat, p);
-        let mut stretch = std::mem::take(&mut self.stretches);
-        stretch.sort_unstable();
-        let spct = |p: u64| percentile_us(&stretch, p);
+        let (lat, st) = (&self.latencies, &self.stretches);
+        let pct = |p: u64| -> f64 { round6(lat.per_mille(p) as f64 / 1e3) };
+        let spct = |p: u64| -> f64 { round6(st.per_mille(p) as f64 / 1e3) };
         let per_state = |f: &dyn Fn(&CpuIdle, usize) -> u64| -> BTreeMap<usize, Vec<u64>> {
             idle.iter()
                 .enumerate()
@@ -397,7 +432,7 @@ impl Recorder {
             idle_usage: per_state(&usage),
             idle_miss_above: per_state(&above),
             idle_miss_below: per_state(&below),
-            wakeups: lat.len() as u64,
+            wakeups: lat.count,
             wakeup_latency_us: Latency {
                 p50: pct(500),
                 p90: pct(900),
@@ -637,4 +672,47 @@ pub fn render_compare(base: &Metrics, patch: &Metrics) -> String {
         row(&format!("{name} work_ms"), a, b);
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nearest rank over the sorted samples, as the percentiles were computed before
+    /// the histogram.
+    fn nearest_rank(v: &[u64], p: u64) -> u64 {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        let rank = (p * v.len() as u64).div_ceil(1000).max(1) - 1;
+        v[rank as usize]
+    }
+
+    #[test]
+    fn histogram_percentiles_equal_the_sorted_samples() {
+        let samples: Vec<u64> = (0..5000u64)
+            .map(|i| (i * 7919) % 1013 * 1000 + i % 3)
+            .collect();
+        let mut h = LatencyHistogram::default();
+        for &x in &samples {
+            h.record(x);
+        }
+        assert_eq!(h.count, 5000);
+        for p in [1, 500, 900, 990, 999, 1000] {
+            assert_eq!(h.per_mille(p), nearest_rank(&samples, p), "p{p}");
+        }
+        assert_eq!(LatencyHistogram::default().per_mille(500), 0);
+    }
+
+    #[test]
+    fn histogram_memory_is_bounded_by_distinct_values() {
+        let mut h = LatencyHistogram::default();
+        let n = 3 * LATENCY_EXACT_VALUES as u64;
+        for x in 0..n {
+            h.record(x);
+        }
+        assert!(h.counts.len() <= LATENCY_EXACT_VALUES);
+        assert_eq!(h.shift, 2);
+        // The median of 0..n at the resolution reached (4 ns groups, lower bound).
+        assert_eq!(h.per_mille(500), (n / 2 - 1) & !3);
+    }
 }

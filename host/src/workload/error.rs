@@ -17,6 +17,9 @@ pub enum WorkloadError {
         /// What went wrong.
         msg: String,
     },
+    /// Unreadable, too large or not UTF-8 (names the limit or the position).
+    #[error(transparent)]
+    Input(#[from] crate::limits::InputError),
     /// Not (lenient) JSON / TOML.
     #[error("{origin}:{at}: {msg}")]
     Syntax {

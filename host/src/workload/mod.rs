@@ -14,6 +14,7 @@
 use std::path::Path;
 
 pub mod error;
+pub mod hazards;
 pub mod json;
 pub mod model;
 pub mod periodic;
@@ -30,10 +31,7 @@ impl Workload {
     /// Reads a workload file: `.json` is rt-app, `.toml` the periodic form.
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::Io {
-            origin: origin.clone(),
-            msg: e.to_string(),
-        })?;
+        let text = crate::limits::read_text(path)?;
         Workload::from_str_with_ext(&text, &origin, path.extension().and_then(|e| e.to_str()))
     }
 

@@ -207,9 +207,7 @@ pub struct TaskGroup {
     pub idle: bool,
 }
 
-/// Most instances one task object may ask for: far above any rt-app use case, low
-/// enough that a typo (`"instance": 2000000000`) is an error, not an allocation failure.
-pub const MAX_INSTANCES: u32 = 65_536;
+pub use crate::limits::MAX_INSTANCES;
 
 /// `cpu.shares` of a group the file does not configure (kernel `ROOT_TASK_GROUP_LOAD`).
 pub const DEFAULT_SHARES: u32 = 1024;
@@ -539,6 +537,22 @@ impl Workload {
     /// * a finite task's nominal length ([`TaskSpec::nominal_ns`]) fits a u64 of ns, so
     ///   the simulator's clock cannot wrap.
     pub fn check(&self) -> Result<(), WorkloadError> {
+        // Threads of every task together: the same limit as one task's `instance`.
+        let mut threads: u64 = 0;
+        for t in &self.tasks {
+            threads += t.instances.len() as u64;
+            if threads > u64::from(MAX_INSTANCES) {
+                return Err(self.invalid(
+                    t.at,
+                    format!("tasks.{}", t.name),
+                    crate::limits::beyond(
+                        format!("{threads} threads in all tasks up to this one"),
+                        "MAX_INSTANCES",
+                        MAX_INSTANCES,
+                    ),
+                ));
+            }
+        }
         for t in &self.tasks {
             if t.nominal_ns().is_none() {
                 return Err(self.invalid(

@@ -114,11 +114,33 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Workload, WorkloadError> {
             "0 s: leave it out to run until every task ends".into(),
         ));
     }
+    if let Some(d) = file
+        .duration_s
+        .as_ref()
+        .filter(|d| u64::from(*d.get_ref()) > crate::limits::MAX_SIM_SECONDS)
+    {
+        return Err(cx.bad(
+            d,
+            "duration_s".into(),
+            crate::limits::beyond(
+                format!("{} s", d.get_ref()),
+                "MAX_SIM_SECONDS",
+                format!("{} s", crate::limits::MAX_SIM_SECONDS),
+            ),
+        ));
+    }
     let mut names = BTreeSet::new();
     let mut tasks = Vec::with_capacity(file.task.len());
     for (i, spanned) in file.task.iter().enumerate() {
         let t = spanned.get_ref();
         let name = t.name.get_ref();
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(cx.bad(
+                &t.name,
+                format!("task[{i}].name"),
+                crate::limits::control_char_message("name", c),
+            ));
+        }
         if !names.insert(name.as_str()) {
             return Err(cx.bad(
                 &t.name,

@@ -495,6 +495,17 @@ impl Ctx<'_> {
             match m.key.as_str() {
                 "duration" => {
                     let s = self.int(v, &path)?;
+                    if u64::from(s.unsigned_abs()) > crate::limits::MAX_SIM_SECONDS && s > 0 {
+                        return Err(self.err(
+                            v.at,
+                            &path,
+                            crate::limits::beyond(
+                                format!("duration {s} s"),
+                                "MAX_SIM_SECONDS",
+                                format!("{} s", crate::limits::MAX_SIM_SECONDS),
+                            ),
+                        ));
+                    }
                     g.duration_ns = if s > 0 {
                         Some(u64::from(s.unsigned_abs()) * 1_000_000_000)
                     } else {
@@ -1123,6 +1134,23 @@ impl Ctx<'_> {
                 format!("taskgroup \"{s}\" has an empty path component"),
             ));
         }
+        if rest.split('/').any(|c| c == "." || c == "..") {
+            return Err(self.err(
+                at,
+                path,
+                format!(
+                    "taskgroup \"{}\" has a `.` or `..` component: a cgroup path names directories below the root",
+                    crate::limits::printable(s)
+                ),
+            ));
+        }
+        if let Some(c) = s.chars().find(|c| c.is_control()) {
+            return Err(self.err(
+                at,
+                path,
+                crate::limits::control_char_message("taskgroup", c),
+            ));
+        }
         Ok(Some(s.to_string()))
     }
 
@@ -1320,6 +1348,9 @@ impl Ctx<'_> {
                 path,
                 format!("name longer than {MAX_NAME} characters"),
             ));
+        }
+        if let Some(c) = m.key.chars().find(|c| c.is_control()) {
+            return Err(self.err(m.at, path, crate::limits::control_char_message("name", c)));
         }
         Ok(())
     }

@@ -206,9 +206,15 @@ pub fn render(w: &Workload, verbose: bool) -> String {
 /// The warnings as a compiler prints them, one a line:
 /// `warning: FILE:LINE:COLUMN: PATH: MESSAGE`.
 pub fn warning_lines(w: &Workload) -> Vec<String> {
+    let hazards = super::hazards::hazards(w);
     w.warnings()
         .iter()
         .map(|k| format!("warning: {}:{}: {}: {}", w.origin, k.at, k.path, k.reason))
+        .chain(
+            hazards
+                .iter()
+                .map(|h| format!("warning: {}:{}: {}: {}", w.origin, h.at, h.path, h.msg)),
+        )
         .collect()
 }
 

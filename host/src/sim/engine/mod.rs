@@ -361,9 +361,10 @@ impl<'p> Engine<'p> {
         cfg: &SimConfig,
         traced: bool,
     ) -> Result<Self, SimError> {
+        crate::limits::check_sim(cfg.hz, cfg.duration_ns).map_err(SimError::Config)?;
         let tick = schedmath::schedutil::tick_nsec(cfg.hz)
             .filter(|&t| t > 0)
-            .ok_or(SimError::Config(format!("HZ {} must be > 0", cfg.hz)))?;
+            .ok_or(SimError::Config(crate::limits::hz_message(cfg.hz)))?;
         let n = platform.nr_cpus();
         let uclamp_used = uclamp_used(specs);
         let caps: Vec<u64> = platform.cpus.iter().map(|c| c.capacity_orig).collect();
