@@ -9,6 +9,7 @@ pub mod idle;
 pub mod platform;
 pub mod replay;
 pub mod rng;
+pub mod see;
 pub mod sim;
 pub mod study;
 pub mod text;
