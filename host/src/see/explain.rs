@@ -298,7 +298,7 @@ impl Explained<'_> {
                     if r.stop_tick { "stopped" } else { "kept" }
                 )?;
                 let sl = if r.sleep_length_ns == i64::MAX {
-                    "no timer (KTIME_MAX)".to_string()
+                    format!("{} ns (KTIME_MAX: no timer)", r.sleep_length_ns)
                 } else {
                     format!("{} ns", r.sleep_length_ns)
                 };
