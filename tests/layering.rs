@@ -30,8 +30,9 @@ const LAYERS: &[&[&str]] = &[
     // Commands over the layers below: studies, the schedutil and cpuidle replays, the
     // replay of a real trace, verify.
     &["study", "governor", "idle", "replay", "verify"],
-    // The simulator beside a kernel capture (it reads the trace through replay).
-    &["versus"],
+    // The simulator beside a kernel capture (it reads the trace through replay); seeing a
+    // run (plots, explain, HTML reports of compare's tables: it reads sim's recordings).
+    &["versus", "see"],
     // The generated parts of the docs (they run studies).
     &["docs"],
 ];

@@ -87,14 +87,6 @@ impl Out {
         }
     }
 
-    /// The same output with `tag` before the extension (`run.svg` → `run.base.svg`).
-    pub fn tagged(&self, tag: &str) -> Out {
-        Out {
-            path: crate::trace::write::tagged(&self.path, tag),
-            option: self.option,
-        }
-    }
-
     /// Writes `bytes` through a temporary file in the same directory, renamed when
     /// complete (removed on failure).
     pub fn write(&self, bytes: &[u8]) -> Result<(), OutError> {
