@@ -380,11 +380,33 @@ struct StudyArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
+    /// Write a self-contained HTML report (the study file, the command line, the table)
+    /// to FILE.html.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
 fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
+    use schedmath_host::see::{report, Out};
     use schedmath_host::study;
-    let r = study::run(&study::resolve(&a.name, &a.scenarios))?;
+    let report_out = a
+        .report
+        .as_deref()
+        .map(|p| Out::new(p, "--report", ".html"))
+        .transpose()?;
+    let file = study::resolve(&a.name, &a.scenarios);
+    let r = study::run(&file)?;
+    if let Some(out) = &report_out {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let inputs = [
+            ("command line", command_line()),
+            ("study file", format!("{}\n\n{text}", file.display())),
+        ];
+        let sections = [report::Section::Text("Results".into(), r.render())];
+        let title = format!("study {}", a.name);
+        out.write(report::html(&title, &inputs, &sections).as_bytes())?;
+    }
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer(&mut out, &r)?;

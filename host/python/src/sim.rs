@@ -10,7 +10,9 @@ use std::path::Path;
 use pyo3::prelude::*;
 use schedmath_host::platform::Platform;
 use schedmath_host::see::signals::Signals;
-use schedmath_host::sim::{simulate_traced, simulate_with_progress, tasks_from_workload, SimConfig};
+use schedmath_host::sim::{
+    simulate_traced, simulate_with_progress, tasks_from_workload, SimConfig,
+};
 use schedmath_host::trace::write::{write_to, Format};
 use schedmath_host::workload::Workload;
 
@@ -81,6 +83,16 @@ pub fn simulate_json(
     hz: u32,
     record: bool,
 ) -> PyResult<RunOut> {
-    py.detach(|| run(&platform, &workload, &profile, duration_ns, seed, hz, record))
-        .map_err(to_py)
+    py.detach(|| {
+        run(
+            &platform,
+            &workload,
+            &profile,
+            duration_ns,
+            seed,
+            hz,
+            record,
+        )
+    })
+    .map_err(to_py)
 }

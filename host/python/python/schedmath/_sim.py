@@ -67,7 +67,7 @@ class SimResult:
     @property
     def events(self):
         csv, _ = self._recorded("events")
-        return pd.read_csv(io.StringIO(csv), keep_default_na=False, na_values=[""])
+        return pd.read_csv(io.StringIO(csv), keep_default_na=False, na_values=[""], low_memory=False)
 
     def __repr__(self):
         m = self.metrics
