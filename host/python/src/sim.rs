@@ -71,6 +71,8 @@ fn run(
 }
 
 /// See the module doc. The simulation runs without the GIL.
+// The arguments are Python's keyword arguments, one for one.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (platform, workload, profile, duration_ns, seed, hz, record=false))]
 pub fn simulate_json(

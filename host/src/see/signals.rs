@@ -166,7 +166,7 @@ impl Signals {
                 out.push((s.end, name.clone(), "idle_state", -1));
             }
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out.sort_by_key(|r| r.0);
         out
     }
 }
