@@ -32,8 +32,9 @@ const LAYERS: &[&[&str]] = &[
     // replay of a real trace, verify.
     &["study", "governor", "idle", "replay", "verify"],
     // The simulator beside a kernel capture (it reads the trace through replay); sweeps
-    // (their runs and table cells are the studies').
-    &["versus", "sweep"],
+    // (their runs and table cells are the studies'); seeing a run (plots, explain, HTML
+    // reports of compare's tables: it reads sim's recordings).
+    &["versus", "sweep", "see"],
     // The generated parts of the docs (they run studies).
     &["docs"],
 ];

@@ -10,6 +10,7 @@ pub mod limits;
 pub mod platform;
 pub mod replay;
 pub mod rng;
+pub mod see;
 pub mod sim;
 pub mod study;
 pub mod sweep;

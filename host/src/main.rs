@@ -65,6 +65,15 @@ enum Cmd {
     ///   --patch ou-lone-task
     #[command(after_long_help = schedmath_host::docs::profile_help())]
     Compare(CompareArgs),
+    /// The arithmetic behind one CPU's decisions at one instant of a simulated run: its
+    /// frequency (schedutil's inputs, headroom, raw and resolved frequency, rate limit,
+    /// busy filter), the last wake-up placed on it (each candidate CPU), its idle state
+    /// (the governor's statistics) and the overutilized flag; every number as the
+    /// simulator recorded it.
+    ///
+    /// Example: schedmath explain --platform fixtures/platforms/m1pro-8c.toml
+    ///   --workload fixtures/scenarios/busy-plus-4x5pct.toml --duration 2 --at 1.5 --cpu 0
+    Explain(ExplainArgs),
     /// Run a study: a base-vs-patch measurement from VARIANTS.md reproduced on the
     /// simulator, every case under every profile, as a table (or `--json`:
     /// `{"study", "runs": [{"case", "profile", "metrics"}]}`).
@@ -318,6 +327,25 @@ struct SimulateArgs {
     /// Behaviour profile (e.g. `mainline`, `ou-lone-task+pelt-hl8`).
     #[arg(long, value_name = "P", default_value = "mainline")]
     profile: String,
+    /// Draw the run to FILE.svg: CPU lanes (task, idle state), frequencies, per-task
+    /// util_avg / util_est, overutilized spans.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    #[command(flatten)]
+    common: SimCommon,
+    /// Behaviour profile.
+    #[arg(long, value_name = "P", default_value = "mainline")]
+    profile: String,
+    /// The instant: seconds (`1.5`) or with a unit (`1500ms`, `1500000us`, `ns`).
+    #[arg(long, value_name = "TIME")]
+    at: String,
+    /// The CPU.
+    #[arg(long, value_name = "N")]
+    cpu: u32,
 }
 
 #[derive(clap::Args)]
@@ -330,6 +358,34 @@ struct CompareArgs {
     /// The patch profile.
     #[arg(long, value_name = "P")]
     patch: String,
+    /// Draw both runs to FILE.svg (base solid, patch dashed).
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Write a self-contained HTML report (inputs, tables, plot) to FILE.html.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
+}
+
+fn explain_cmd(a: &ExplainArgs) -> anyhow::Result<bool> {
+    use schedmath_host::see::explain::{explain, parse_time};
+    let at = parse_time(&a.at).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--at {}: not a time (seconds, or a number with ns/us/ms/s)",
+            a.at
+        )
+    })?;
+    if let Some(d) = a.common.duration {
+        if at > u64::from(d) * 1_000_000_000 {
+            anyhow::bail!("--at {}: outside the run (0 to {d} s)", a.at);
+        }
+    }
+    let runs = sim_run(&a.common, &[&a.profile], &[""], true)?;
+    let Some((_, Some(t))) = runs.first() else {
+        anyhow::bail!("explain: no recording");
+    };
+    let e = explain(t, at, a.cpu)?;
+    std::io::stdout().lock().write_all(e.render(t).as_bytes())?;
+    Ok(true)
 }
 
 #[derive(clap::Args)]
@@ -346,11 +402,33 @@ struct StudyArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
+    /// Write a self-contained HTML report (the study file, the command line, the table)
+    /// to FILE.html.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
 fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
+    use schedmath_host::see::{report, Out};
     use schedmath_host::study;
-    let r = study::run_traced(&study::resolve(&a.name, &a.scenarios), a.trace.as_deref())?;
+    let report_out = a
+        .report
+        .as_deref()
+        .map(|p| Out::new(p, "--report", ".html"))
+        .transpose()?;
+    let file = study::resolve(&a.name, &a.scenarios);
+    let r = study::run_traced(&file, a.trace.as_deref())?;
+    if let Some(out) = &report_out {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let inputs = [
+            ("command line", command_line()),
+            ("study file", format!("{}\n\n{text}", file.display())),
+        ];
+        let sections = [report::Section::Text("Results".into(), r.render())];
+        let title = format!("study {}", a.name);
+        out.write(report::html(&title, &inputs, &sections).as_bytes())?;
+    }
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer(&mut out, &r)?;
@@ -361,11 +439,18 @@ fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+/// One run's metrics and, when asked for (`keep`), its recording.
+type RunOut = (
+    schedmath_host::sim::Metrics,
+    Option<schedmath_host::trace::record::Trace>,
+);
+
 fn sim_run(
     c: &SimCommon,
     names: &[&str],
     tags: &[&str],
-) -> anyhow::Result<Vec<schedmath_host::sim::Metrics>> {
+    keep: bool,
+) -> anyhow::Result<Vec<RunOut>> {
     use schedmath_host::sim::{
         simulate_traced, simulate_with_progress, tasks_from_workload, SimConfig,
     };
@@ -411,13 +496,15 @@ fn sim_run(
                 schedmath_host::text::progress_bar(cfg.duration_ns / 1_000_000, "simulated ms", n);
             let mut tick = |now: u64| bar.set_position(now / 1_000_000);
             let irq = &w.global.irq_pct;
-            let m = match file {
-                Some(f) => {
-                    let (m, t) = simulate_traced(&platform, &tasks, irq, &p, &cfg, &mut tick)?;
+            let m = if file.is_some() || keep {
+                let (m, t) = simulate_traced(&platform, &tasks, irq, &p, &cfg, &mut tick)?;
+                if let Some(f) = file {
                     write_file(&t, f)?;
-                    m
                 }
-                None => simulate_with_progress(&platform, &tasks, irq, &p, &cfg, &mut tick)?,
+                (m, keep.then_some(t))
+            } else {
+                let m = simulate_with_progress(&platform, &tasks, irq, &p, &cfg, &mut tick)?;
+                (m, None)
             };
             bar.finish_and_clear();
             Ok(m)
@@ -425,10 +512,38 @@ fn sim_run(
         .collect()
 }
 
+/// The command line as run (for reports and plot titles).
+fn command_line() -> String {
+    std::env::args().collect::<Vec<_>>().join(" ")
+}
+
 fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {
-    let m = sim_run(&a.common, &[&a.profile], &[""])?;
+    use schedmath_host::see::{plot, signals::Signals, Out};
+    let plot_out = a
+        .plot
+        .as_deref()
+        .map(|p| Out::new(p, "--plot", ".svg"))
+        .transpose()?;
+    let runs = sim_run(&a.common, &[&a.profile], &[""], plot_out.is_some())?;
+    if let (Some(out), Some((_, Some(t)))) = (&plot_out, runs.first()) {
+        let s = Signals::of(t);
+        let title = format!(
+            "{} on {} ({})",
+            a.common.workload.display(),
+            a.common.platform.display(),
+            a.profile
+        );
+        let svg = plot::svg(
+            &[plot::Run {
+                label: "",
+                signals: &s,
+            }],
+            &title,
+        )?;
+        out.write(svg.as_bytes())?;
+    }
     let mut out = std::io::stdout().lock();
-    for m in &m {
+    for (m, _) in &runs {
         if a.common.json {
             serde_json::to_writer(&mut out, m)?;
             writeln!(out)?;
@@ -440,10 +555,86 @@ fn simulate_cmd(a: &SimulateArgs) -> anyhow::Result<bool> {
 }
 
 fn compare_cmd(a: &CompareArgs) -> anyhow::Result<bool> {
-    let m = sim_run(&a.common, &[&a.base, &a.patch], &["base", "patch"])?;
-    let [base, patch] = m.as_slice() else {
+    use schedmath_host::see::{plot, report, signals::Signals, Out};
+    let plot_out = a
+        .plot
+        .as_deref()
+        .map(|p| Out::new(p, "--plot", ".svg"))
+        .transpose()?;
+    let report_out = a
+        .report
+        .as_deref()
+        .map(|p| Out::new(p, "--report", ".html"))
+        .transpose()?;
+    let keep = plot_out.is_some() || report_out.is_some();
+    let runs = sim_run(&a.common, &[&a.base, &a.patch], &["base", "patch"], keep)?;
+    let [(base, bt), (patch, pt)] = runs.as_slice() else {
         anyhow::bail!("compare needs two results");
     };
+    if let (Some(bt), Some(pt)) = (bt, pt) {
+        let (bs, ps) = (Signals::of(bt), Signals::of(pt));
+        let title = format!(
+            "{} on {}: base {} (solid) vs patch {} (dashed)",
+            a.common.workload.display(),
+            a.common.platform.display(),
+            a.base,
+            a.patch
+        );
+        let svg = plot::svg(
+            &[
+                plot::Run {
+                    label: "base",
+                    signals: &bs,
+                },
+                plot::Run {
+                    label: "patch",
+                    signals: &ps,
+                },
+            ],
+            &title,
+        )?;
+        if let Some(out) = &plot_out {
+            out.write(svg.as_bytes())?;
+        }
+        if let Some(out) = &report_out {
+            let read = |p: &std::path::Path| {
+                std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+            };
+            let inputs = [
+                ("command line", command_line()),
+                ("profiles", format!("base {}, patch {}", a.base, a.patch)),
+                ("seed", a.common.seed.to_string()),
+                (
+                    "simulated",
+                    format!("{:.3} s at HZ={}", bt.duration_ns as f64 / 1e9, a.common.hz),
+                ),
+                (
+                    "platform",
+                    format!(
+                        "{}\n\n{}",
+                        a.common.platform.display(),
+                        read(&a.common.platform)?
+                    ),
+                ),
+                (
+                    "workload",
+                    format!(
+                        "{}\n\n{}",
+                        a.common.workload.display(),
+                        read(&a.common.workload)?
+                    ),
+                ),
+            ];
+            let sections = [
+                report::Section::Text(
+                    "Metrics: base vs patch".into(),
+                    schedmath_host::sim::render_compare(base, patch),
+                ),
+                report::Section::Svg("Timeline".into(), svg),
+            ];
+            out.write(report::html(&title, &inputs, &sections).as_bytes())?;
+        }
+    }
     let mut out = std::io::stdout().lock();
     if a.common.json {
         serde_json::to_writer(
@@ -506,6 +697,7 @@ fn main() -> ExitCode {
         }
         Cmd::Simulate(args) => simulate_cmd(&args),
         Cmd::Compare(args) => compare_cmd(&args),
+        Cmd::Explain(args) => explain_cmd(&args),
         Cmd::Study(args) => study_cmd(&args),
         Cmd::Sweep(args) => schedmath_host::sweep::run(&args, &mut std::io::stdout().lock()),
         Cmd::Replay(args) => replay_cmd(&args),

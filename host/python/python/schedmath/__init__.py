@@ -25,24 +25,32 @@ from ._replay import ReplayResult, replay
 __all__ = ["ReplayResult", "SchedmathError", "SimResult", "pelt", "replay", "simulate", "verify"]
 
 
-def simulate(platform, workload, profile="mainline", duration=None, seed=0, hz=250):
+def simulate(platform, workload, profile="mainline", duration=None, seed=0, hz=250, record=True):
     """Run ``workload`` (rt-app JSON or a schedmath TOML scenario) on ``platform`` (a
     platform TOML file) under ``profile`` (``mainline``, ``base+patch`` names as the
     CLI's ``--profile``) for ``duration`` seconds (default: the workload's
     ``duration_s``, else 10), as ``schedmath simulate --json`` does.
 
-    Returns a :class:`SimResult`: ``.metrics`` (the CLI's JSON object as a dict) and
-    DataFrame views of it.
+    Returns a :class:`SimResult`: ``.metrics`` (the CLI's JSON object as a dict),
+    DataFrame views of it and, with ``record`` (the default), ``.signals`` and
+    ``.events`` from the run's recording (the one ``--trace`` and ``--plot`` write).
+    ``record=False`` skips the recording (faster, less memory).
     """
     duration_ns = None
     if duration is not None:
         if not (isinstance(duration, (int, float)) and math.isfinite(duration) and duration > 0):
             raise ValueError(f"duration: {duration!r} is not a number of seconds > 0")
         duration_ns = int(round(duration * 1e9))
-    text = _native().simulate_json(
-        os.fspath(platform), os.fspath(workload), str(profile), duration_ns, int(seed), int(hz)
+    text, recording = _native().simulate_json(
+        os.fspath(platform),
+        os.fspath(workload),
+        str(profile),
+        duration_ns,
+        int(seed),
+        int(hz),
+        bool(record),
     )
-    return SimResult.from_json(text)
+    return SimResult.from_json(text, recording)
 
 
 def verify(fixtures_dir, suite=None, max_report=5):

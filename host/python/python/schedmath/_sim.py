@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The result of ``schedmath.simulate``: the metrics and DataFrame views of them."""
 
+import io
 import json
 
+import numpy as np
 import pandas as pd
 
 
@@ -17,16 +19,55 @@ class SimResult:
     * ``idle``: ``cpu``, ``state``, ``residency_s``, ``usage``, ``miss_above``,
       ``miss_below``.
 
-    Time series (per-task and per-CPU util_avg, util_est, frequency and idle state over
-    time) are not here: the simulator's public API returns end-of-run metrics only.
+    From the run's recording (``simulate(..., record=True)``, the default):
+
+    * ``signals``: the time series, tidy (long): one row per recorded value, columns
+      ``time`` (float64 s), ``time_ns`` (int64), ``entity`` (category: ``COMM-PID`` for
+      a task, ``cpuN`` for a CPU), ``signal`` (category: ``util_avg``, ``util_est`` of a
+      task; ``frequency`` in kHz, ``idle_state`` of a CPU: the state index entered, -1
+      when it leaves idle) and ``value`` (int64), in time order. A task's util_avg is its
+      ``lisa__sched_pelt_se`` events, util_est its ``lisa__sched_util_est_se``
+      (``enqueued``), a CPU's frequency its ``cpu_frequency`` events, its idle state its
+      ``cpu_idle`` events. ``signals.pivot_table(index="time", columns=["entity",
+      "signal"], values="value")`` gives the wide form.
+    * ``events``: one row per recorded event, as the ``--trace FILE.csv`` file holds
+      them: ``time_ns``, ``cpu``, ``event``, ``comm``, ``pid``, then every field of the
+      event kinds present (empty where an event has no such field).
     """
 
-    def __init__(self, metrics):
+    def __init__(self, metrics, recording=None):
         self.metrics = metrics
+        self._recording = recording
 
     @classmethod
-    def from_json(cls, text):
-        return cls(json.loads(text))
+    def from_json(cls, text, recording=None):
+        return cls(json.loads(text), recording)
+
+    def _recorded(self, what):
+        if self._recording is None:
+            raise ValueError(f"{what}: the run was not recorded (simulate(..., record=True))")
+        return self._recording
+
+    @property
+    def signals(self):
+        _, (ts, entity, signal, value) = self._recorded("signals")
+        time_ns = np.asarray(ts, dtype="int64")
+        return pd.DataFrame(
+            {
+                "time": time_ns / 1e9,
+                "time_ns": time_ns,
+                "entity": pd.Categorical(entity),
+                "signal": pd.Categorical(
+                    signal, categories=["util_avg", "util_est", "frequency", "idle_state"]
+                ),
+                "value": np.asarray(value, dtype="int64"),
+            }
+        )
+
+    @property
+    def events(self):
+        csv, _ = self._recorded("events")
+        return pd.read_csv(io.StringIO(csv), keep_default_na=False, na_values=[""], low_memory=False)
 
     def __repr__(self):
         m = self.metrics

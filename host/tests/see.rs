@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Seeing a run: `simulate --plot`, `compare --plot --report`, `explain`, their bad
+//! inputs, and the report rendered by a real browser (Debian's `chromium`).
+//!
+//! The browser check: `chromium --headless --enable-logging=stderr --v=0 --screenshot`
+//! logs every console message of the page (errors, uncaught exceptions, failed loads) as
+//! a `:CONSOLE` line on stderr. The test first renders a probe page that throws and
+//! requires its line to appear (so a chromium that logs differently fails the test
+//! instead of passing it blind), then renders the report and requires none. Without
+//! chromium the test fails, unless `SCHEDMATH_SKIP_CHROMIUM=1` is set (local runs only;
+//! `.ci/run` installs chromium).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = root().join("target/see-tests").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const RUN: &[&str] = &[
+    "--platform",
+    "fixtures/platforms/m1pro-8c.toml",
+    "--workload",
+    "fixtures/scenarios/busy-plus-4x5pct.toml",
+    "--duration",
+    "2",
+];
+
+fn cli(cmd: &str, extra: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .current_dir(root())
+        .arg(cmd)
+        .args(RUN)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The value of `key=` in a trace text line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// The seconds of a trace text line (`COMM-PID [CPU] SECONDS: EVENT: ...`).
+fn ts_ns(line: &str) -> u64 {
+    let secs = line
+        .split(": ")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap();
+    let (a, b) = secs.split_once('.').unwrap();
+    a.parse::<u64>().unwrap() * 1_000_000_000 + b.parse::<u64>().unwrap() * 1000
+}
+
+/// The number after `prefix` in explain's output.
+fn after<'a>(text: &'a str, prefix: &str) -> &'a str {
+    let i = text
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no `{prefix}` in:\n{text}"))
+        + prefix.len();
+    text[i..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_end_matches(',')
+}
+
+#[test]
+fn explain_prints_the_values_the_trace_recorded() {
+    let d = out_dir("explain");
+    let txt = d.join("run.txt");
+    let (rc, _, err) = cli("simulate", &["--trace", s(&txt)]);
+    assert_eq!(rc, 0, "{err}");
+    let trace = std::fs::read_to_string(&txt).unwrap();
+    let at_ns = 1_500_000_000u64;
+    for cpu in [0u32, 2, 5] {
+        let (rc, text, err) = cli("explain", &["--at", "1.5", "--cpu", &cpu.to_string()]);
+        assert_eq!(rc, 0, "{err}");
+        let before = || trace.lines().skip(1).filter(|l| ts_ns(l) <= at_ns);
+        // The frequency: the CPU's last cpu_frequency event.
+        let freq = before()
+            .filter(|l| {
+                l.contains(" cpu_frequency: ") && field(l, "cpu_id") == Some(&cpu.to_string())
+            })
+            .last()
+            .and_then(|l| field(l, "state"))
+            .unwrap();
+        assert_eq!(after(&text, "cpu_frequency: "), freq, "cpu{cpu}:\n{text}");
+        // schedutil: the last update of the CPU's domain (its `cpus` lists the CPU).
+        let sugov = before()
+            .filter(|l| {
+                l.contains(" schedmath__sugov: ")
+                    && field(l, "cpus")
+                        .unwrap()
+                        .split(',')
+                        .any(|c| c.split(':').next() == Some(&cpu.to_string()))
+            })
+            .last()
+            .unwrap();
+        assert_eq!(
+            after(&text, "raw frequency (cached_raw_freq): "),
+            field(sugov, "raw_freq").unwrap()
+        );
+        assert_eq!(
+            after(&text, "resolved to an OPP: "),
+            field(sugov, "resolved_freq").unwrap()
+        );
+        assert_eq!(
+            after(&text, "next frequency: "),
+            field(sugov, "next_freq").unwrap()
+        );
+        // Each CPU's util with headroom and clamps, as recorded.
+        for c in field(sugov, "cpus").unwrap().split(',') {
+            let parts: Vec<&str> = c.split(':').collect();
+            let util = parts.iter().find_map(|p| p.strip_prefix("util=")).unwrap();
+            let cfs = parts.iter().find_map(|p| p.strip_prefix("cfs=")).unwrap();
+            let row = text
+                .lines()
+                .find(|l| {
+                    l.trim_start().starts_with(&format!("cpu{} ", parts[0]))
+                        && l.split_whitespace().count() == 10
+                })
+                .unwrap();
+            let cols: Vec<&str> = row.split_whitespace().collect();
+            assert_eq!((cols[1], cols[7]), (cfs, util), "{row}");
+        }
+        // The idle selection: the CPU's last one.
+        let idle = before()
+            .filter(|l| {
+                l.contains(" schedmath__idle_select: ") && field(l, "cpu") == Some(&cpu.to_string())
+            })
+            .last()
+            .unwrap();
+        assert_eq!(
+            after(&text, "sleep length "),
+            field(idle, "sleep_length").unwrap()
+        );
+        assert_eq!(
+            after(&text, ", cpu util "),
+            field(idle, "cpu_util").unwrap()
+        );
+        // Overutilized: the last change.
+        let ou = before()
+            .filter(|l| l.contains(" schedmath__overutilized: "))
+            .last()
+            .unwrap();
+        assert_eq!(
+            after(&text, "that CPU: util_avg "),
+            field(ou, "util_avg").unwrap()
+        );
+        assert_eq!(
+            after(&text, "overutilized\n  "),
+            if field(ou, "overutilized") == Some("1") {
+                "yes"
+            } else {
+                "no"
+            }
+        );
+    }
+}
+
+#[test]
+fn explain_outside_the_run_is_exit_2() {
+    for (at, cpu) in [("2.5", "0"), ("3000ms", "0"), ("soon", "0"), ("1", "8")] {
+        let (rc, out, err) = cli("explain", &["--at", at, "--cpu", cpu]);
+        assert_eq!(rc, 2, "{at} {cpu}: {out}{err}");
+        assert!(err.contains("--at") || err.contains("--cpu 8"), "{err}");
+    }
+}
+
+#[test]
+fn plot_writes_an_svg_with_lanes_and_legends() {
+    let d = out_dir("plot");
+    let svg = d.join("run.svg");
+    let (rc, _, err) = cli("simulate", &["--plot", s(&svg)]);
+    assert_eq!(rc, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..80]);
+    for want in [
+        "cpu0",
+        "cpu7",
+        "overutil.",
+        "busy-0-1 util_avg",
+        "small-3-5 util_est",
+        "MHz",
+    ] {
+        assert!(text.contains(want), "no {want}");
+    }
+    // No font file, image or stylesheet is referenced.
+    assert!(!text.contains("@font-face") && !text.contains("href") && !text.contains("url("));
+    let (rc, _, err) = cli(
+        "compare",
+        &[
+            "--base",
+            "mainline",
+            "--patch",
+            "ou-lone-task",
+            "--plot",
+            s(&d.join("cmp.svg")),
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let text = std::fs::read_to_string(d.join("cmp.svg")).unwrap();
+    assert!(
+        text.contains("base cpu0")
+            && text.contains("patch cpu0")
+            && text.contains("patch busy-0-1")
+    );
+}
+
+#[test]
+fn bad_outputs_are_exit_2_and_leave_nothing() {
+    let d = out_dir("bad");
+    let cases: [(&str, Vec<String>, &str); 4] = [
+        (
+            "simulate",
+            vec!["--plot".into(), s(&d.join("run.png")).into()],
+            "--plot writes .svg files",
+        ),
+        (
+            "compare",
+            vec![
+                "--base".into(),
+                "mainline".into(),
+                "--patch".into(),
+                "ou-lone-task".into(),
+                "--report".into(),
+                s(&d.join("r.htm")).into(),
+            ],
+            "--report writes .html files",
+        ),
+        (
+            "simulate",
+            vec!["--plot".into(), s(&d.join("no/such/dir/run.svg")).into()],
+            "cannot write --plot",
+        ),
+        (
+            "compare",
+            vec![
+                "--base".into(),
+                "mainline".into(),
+                "--patch".into(),
+                "ou-lone-task".into(),
+                "--report".into(),
+                s(&d.join("no/r.html")).into(),
+            ],
+            "cannot write --report",
+        ),
+    ];
+    for (cmd, args, want) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (rc, _, err) = cli(cmd, &args);
+        assert_eq!(rc, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_dir(&d).unwrap().count(),
+            0,
+            "{args:?} left a file"
+        );
+    }
+}
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|n| {
+            std::env::var_os("PATH")?
+                .to_str()?
+                .split(':')
+                .map(|d| Path::new(d).join(n))
+                .find(|p| p.is_file())
+        })
+}
+
+/// Renders `page` headless, screenshot to `png`; returns its console lines.
+fn render(chromium: &Path, page: &Path, png: &Path) -> Vec<String> {
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1400,2400",
+        ])
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::metadata(png).unwrap().len() > 10_000,
+        "screenshot too small"
+    );
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn report_is_self_contained_and_renders_without_console_errors() {
+    let d = out_dir("report");
+    let html = d.join("cmp.html");
+    let (rc, _, err) = cli(
+        "compare",
+        &[
+            "--base",
+            "mainline",
+            "--patch",
+            "ou-lone-task",
+            "--report",
+            s(&html),
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let text = std::fs::read_to_string(&html).unwrap();
+    for want in [
+        "<svg",
+        "busy-plus-4x5pct.toml",
+        "m1pro-8c",
+        "ou_pct",
+        "mainline",
+        "seed",
+        "compare --platform",
+    ] {
+        assert!(text.contains(want), "no {want}");
+    }
+    for bad in ["<script", "<link", "src=", "href=", "url(", "@import"] {
+        assert!(
+            !text.contains(bad),
+            "the report references something outside: {bad}"
+        );
+    }
+    let Some(chromium) = chromium() else {
+        if std::env::var_os("SCHEDMATH_SKIP_CHROMIUM").is_some_and(|v| v == "1") {
+            eprintln!("skipped: no chromium and SCHEDMATH_SKIP_CHROMIUM=1");
+            return;
+        }
+        panic!("chromium not found on PATH: install Debian's `chromium` (apt-get install -y chromium) or set SCHEDMATH_SKIP_CHROMIUM=1 to skip locally");
+    };
+    let probe = d.join("probe.html");
+    std::fs::write(
+        &probe,
+        "<!DOCTYPE html><p>probe</p><script>throw new Error('probe-error')</script>",
+    )
+    .unwrap();
+    let lines = render(&chromium, &probe, &d.join("probe.png"));
+    assert!(
+        lines.iter().any(|l| l.contains("probe-error")),
+        "chromium did not log the probe's error: {lines:?}"
+    );
+    let lines = render(&chromium, &html, &d.join("cmp.png"));
+    assert!(lines.is_empty(), "console messages: {lines:?}");
+}
+
+#[test]
+fn study_report_holds_the_study_file_and_table() {
+    let d = out_dir("study");
+    // Beside the scenarios' parent, so its relative paths resolve.
+    let file = d.join("t.toml");
+    std::fs::write(
+        &file,
+        "study = \"t\"\ndescription = \"test\"\nprofiles = [\"mainline\", \"ou-lone-task\"]\nduration_s = 1\ncolumns = [\"ou_pct\"]\n\n[[case]]\nlabel = \"c\"\nplatform = \"../../../fixtures/platforms/rk3399.toml\"\nworkload = \"../../../fixtures/scenarios/ou-lone-task/busy.toml\"\n",
+    )
+    .unwrap();
+    let html = d.join("t.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .current_dir(root())
+        .args(["study", s(&file), "--report", s(&html)])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ou-lone-task/busy.toml") && text.contains("ou_pct"));
+    // The table as the CLI prints it, escaped.
+    let first = table.lines().next().unwrap();
+    assert!(text.contains(
+        &first
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    ));
+    let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .current_dir(root())
+        .args(["study", s(&file), "--report", s(&d.join("t.svg"))])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!d.join("t.svg").exists());
+}
