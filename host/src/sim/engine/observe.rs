@@ -155,7 +155,7 @@ impl Engine<'_> {
                     .map(|b| format!("{}/{}", b.intercepts, b.hits))
                     .collect();
                 (
-                    format!("{version:?}").to_lowercase(),
+                    version.name().to_string(),
                     format!(
                         "total={};tick_hits={};intercepts/hits={}",
                         cpu.total,
