@@ -473,7 +473,6 @@ impl<'a> Iterator for Fields<'a> {
         // The value ends before the next token that is a field or `==>`.
         let mut pos = 0;
         let mut value_end = 0;
-        let bytes = after.as_bytes();
         while pos < after.len() {
             let tok_end = after[pos..]
                 .find(char::is_whitespace)
@@ -483,10 +482,9 @@ impl<'a> Iterator for Fields<'a> {
                 break;
             }
             value_end = tok_end;
-            pos = tok_end;
-            while pos < after.len() && bytes[pos].is_ascii_whitespace() {
-                pos += 1;
-            }
+            // Skip the same (Unicode) whitespace `find` stopped at: skipping only ASCII
+            // left `pos` at a vertical tab or no-break space forever (found by fuzzing).
+            pos = after.len() - after[tok_end..].trim_start().len();
         }
         self.rest = &after[value_end..];
         Some((key, after[..value_end].trim_end()))
@@ -534,6 +532,13 @@ mod tests {
             "rt-app-153 [001] 3950.176256000: sched_switch: rt-app:153 [120] S ==> swapper/1:0 [120]"
         );
         assert!(recs[1].starts_with("kworker/0:1H-kblockd-12 [000] 3950.176300123: sched_waking"));
+    }
+
+    #[test]
+    fn fields_end_at_unicode_whitespace() {
+        // A vertical tab or a no-break space between fields once stopped the scan.
+        let f: Vec<_> = fields("a=b\u{b}c=d\u{a0}e=f").collect();
+        assert_eq!(f, vec![("a", "b"), ("c", "d"), ("e", "f")]);
     }
 
     #[test]
