@@ -108,10 +108,9 @@ impl Engine<'_> {
         for &t in tasks {
             let task = &self.tasks[t];
             let e = Ent::Task(t);
-            if task.group == level && task.is_fair() && task.se.on_rq && Some(e) != curr {
-                if !tree.contains(&e) {
-                    tree.push(e);
-                }
+            let queued = task.group == level && task.is_fair() && task.se.on_rq;
+            if queued && Some(e) != curr && !tree.contains(&e) {
+                tree.push(e);
             }
         }
         for g in 1..r.grq.len() {
@@ -322,25 +321,23 @@ impl Engine<'_> {
             }
             self.rqs[c].grq[g].se.on_rq = false;
             self.update_min_vruntime_at(c, p);
-        } else if was && on && self.rqs[c].grq[g].se.load.weight != shares {
-            if eevdf {
-                let v = self.cfs_view(c, p, curr);
-                let cv = self.curr_of(c, &v);
-                let cfg = self.fair.eevdf;
-                let mut cfs = v.cfs;
-                let se = &mut self.rqs[c].grq[g].se;
-                let _ = eevdf::reweight_entity(
-                    &mut cfs,
-                    cv,
-                    se,
-                    is_curr,
-                    shares,
-                    &cfg.features,
-                    cfg.base_slice,
-                    cfg.tick_nsec,
-                );
-                self.update_min_vruntime_at(c, p);
-            }
+        } else if was && on && self.rqs[c].grq[g].se.load.weight != shares && eevdf {
+            let v = self.cfs_view(c, p, curr);
+            let cv = self.curr_of(c, &v);
+            let cfg = self.fair.eevdf;
+            let mut cfs = v.cfs;
+            let se = &mut self.rqs[c].grq[g].se;
+            let _ = eevdf::reweight_entity(
+                &mut cfs,
+                cv,
+                se,
+                is_curr,
+                shares,
+                &cfg.features,
+                cfg.base_slice,
+                cfg.tick_nsec,
+            );
+            self.update_min_vruntime_at(c, p);
         }
         self.rqs[c].grq[g].se.load = schedmath::fair::LoadWeight::new(shares);
     }
