@@ -355,3 +355,40 @@ fn every_lab_capture_with_probe_records_replays_exactly() {
     }
     assert!(seen >= 1);
 }
+
+/// Values no kernel can print (an average whose sum overflows the kernel's field, a clock
+/// past i64::MAX ns) are counted skips naming the field, not an overflow in the replay
+/// (the trace fuzz target's first crash: `load=1066…` × the PELT divider).
+#[test]
+fn averages_and_clocks_beyond_the_kernels_range_are_skipped() {
+    let text = "a-1 [000] 1.000000: lisa__sched_pelt_se: cpu=0 path=(null) comm=a pid=1 \
+                load=10666666666666666666 util=363 update_time=19601871872 runnable=816\n\
+                a-1 [000] 1.000001: lisa__sched_pelt_cfs: cpu=0 path=/ load=1 util=92000 \
+                update_time=19601871872 runnable=1\n\
+                a-1 [000] 1.000002: lisa__sched_pelt_cfs: cpu=0 path=/ load=1 util=1 \
+                update_time=9223372036854775808 runnable=1\n";
+    for force_infer in [false, true] {
+        let r = replay(
+            text.as_bytes(),
+            "r.txt",
+            None,
+            Profile::MAINLINE,
+            false,
+            force_infer,
+        )
+        .unwrap();
+        let s: Vec<String> = r
+            .skipped
+            .iter()
+            .map(|(k, n, f)| format!("{} {n} {:?}", k.name(), f.as_ref().unwrap()))
+            .collect();
+        assert_eq!(
+            s,
+            [
+                "bad fields 3 (1, \"lisa__sched_pelt_se: field `load`: 10666666666666666666 \
+                 is beyond the kernel's range (at most 386383982106102)\")"
+            ],
+            "force_infer {force_infer}"
+        );
+    }
+}

@@ -123,9 +123,10 @@ pub fn clock_offset<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Op
             }
             _ => continue,
         };
+        // Both are at most i64::MAX (the event and report readers refuse larger ones).
         let d = clock as i64 - rec.ts_ns as i64;
-        let b = *base.get_or_insert(d - (BINS as i64 / 2) * 1000);
-        let bin = (d - b) / 1000;
+        let b = *base.get_or_insert(d.saturating_sub((BINS as i64 / 2) * 1000));
+        let bin = d.checked_sub(b).map_or(-1, |x| x / 1000);
         if (0..BINS as i64).contains(&bin) {
             hist[bin as usize] += 1;
             n += 1;
@@ -137,7 +138,7 @@ pub fn clock_offset<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Op
     for (i, &h) in hist.iter().enumerate() {
         seen += u64::from(h);
         if seen >= want {
-            return Ok(Some(b + i as i64 * 1000 + 500));
+            return Ok(Some(b.saturating_add(i as i64 * 1000 + 500)));
         }
     }
     Ok(None)

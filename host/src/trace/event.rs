@@ -13,7 +13,8 @@
 //! (`prev_comm=a prev_pid=1 ... ==> next_comm=b next_pid=2 ...`) and trace-cmd's sched
 //! plugin (`a:1 [120] S ==> b:2 [120]`, `b:2 [120] success=1 CPU:001`); both are read.
 
-use schedmath::pelt::SchedAvg;
+use schedmath::pelt::{PeltTables, SchedAvg};
+use schedmath::profile::Halflife;
 use schedmath::util_est::UtilEst;
 
 use super::report::{fields, Record};
@@ -301,6 +302,40 @@ fn num<T: std::str::FromStr>(body: &str, key: &str) -> Result<T, BadField> {
     parse_num(v).ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number")))
 }
 
+/// The largest PELT divider of any halflife (`LOAD_AVG_MAX` of the 32 ms tables).
+const MAX_DIVIDER: u64 = PeltTables::of(Halflife::Hl32).load_avg_max() as u64;
+
+/// A printed PELT average. The kernel derives it from a sum of at most `avg * divider`
+/// held in `sum_max` (`util_sum` is a u32, `load_sum`/`runnable_sum` u64), so a larger
+/// value cannot come from a kernel and would overflow the sums a replay rebuilds.
+fn avg(body: &str, key: &str, sum_max: u64) -> Result<u64, BadField> {
+    let v: u64 = num(body, key)?;
+    if v > sum_max / MAX_DIVIDER {
+        return Err(BadField(format!(
+            "field `{key}`: {v} is beyond the kernel's range (at most {})",
+            sum_max / MAX_DIVIDER
+        )));
+    }
+    Ok(v)
+}
+
+fn opt_avg(body: &str, key: &str, sum_max: u64) -> Result<Option<u64>, BadField> {
+    get(body, key).map(|_| avg(body, key, sum_max)).transpose()
+}
+
+/// A kernel clock reading (ns). The rq clock is a u64, but a replay measures offsets
+/// between it and the trace clock as i64: readings past `i64::MAX` (292 years of uptime)
+/// are refused rather than wrapped.
+fn clock(body: &str, key: &str) -> Result<u64, BadField> {
+    let v: u64 = num(body, key)?;
+    if v > i64::MAX as u64 {
+        return Err(BadField(format!(
+            "field `{key}`: {v} ns is beyond the kernel's clock range"
+        )));
+    }
+    Ok(v)
+}
+
 fn opt_num<T: std::str::FromStr>(body: &str, key: &str) -> Result<Option<T>, BadField> {
     match get(body, key) {
         None => Ok(None),
@@ -400,7 +435,7 @@ fn state(body: &str, p: &str) -> Result<PeltState, BadField> {
     };
     Ok(PeltState {
         avg: SchedAvg {
-            last_update_time: n("lut")?,
+            last_update_time: clock(body, &format!("{p}_lut"))?,
             load_sum: n("load_sum")?,
             runnable_sum: n("runnable_sum")?,
             util_sum: n32("util_sum")?,
@@ -437,7 +472,7 @@ fn pelt_call(body: &str) -> Result<PeltCall<'_>, BadField> {
         pid: (entity == PeltEntity::Task).then_some(pid),
         comm: (entity == PeltEntity::Task).then(|| get(body, "comm").unwrap_or("")),
         path: get(body, "path").unwrap_or("/"),
-        now: num(body, "now")?,
+        now: clock(body, "now")?,
         lw: num(body, "lw")?,
         load: num(body, "load")?,
         runnable: num(body, "runnable")?,
@@ -492,18 +527,18 @@ impl<'a> Event<'a> {
                 cpu: num(b, "cpu")?,
                 pid: num(b, "pid")?,
                 comm: get(b, "comm").unwrap_or(""),
-                load: num(b, "load")?,
-                runnable: opt_num(b, "runnable")?,
-                util: num(b, "util")?,
-                update_time: num(b, "update_time")?,
+                load: avg(b, "load", u64::MAX)?,
+                runnable: opt_avg(b, "runnable", u64::MAX)?,
+                util: avg(b, "util", u32::MAX.into())?,
+                update_time: clock(b, "update_time")?,
             },
             "sched_pelt_cfs" => Event::PeltCfs {
                 cpu: num(b, "cpu")?,
                 path: get(b, "path").unwrap_or("/"),
-                load: num(b, "load")?,
-                runnable: opt_num(b, "runnable")?,
-                util: num(b, "util")?,
-                update_time: num(b, "update_time")?,
+                load: avg(b, "load", u64::MAX)?,
+                runnable: opt_avg(b, "runnable", u64::MAX)?,
+                util: avg(b, "util", u32::MAX.into())?,
+                update_time: clock(b, "update_time")?,
             },
             "sched_util_est_se" => Event::UtilEstSe {
                 cpu: num(b, "cpu")?,

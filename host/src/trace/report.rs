@@ -367,7 +367,8 @@ fn cpu_bracket(s: &str) -> Option<(usize, &str)> {
     None
 }
 
-/// `SECONDS.FRACTION` → ns (1 to 9 fraction digits).
+/// `SECONDS.FRACTION` → ns (1 to 9 fraction digits), at most `i64::MAX` ns (292 years):
+/// replays take differences between trace stamps and kernel clocks as i64.
 pub fn parse_seconds(t: &str) -> Option<u64> {
     let (sec, frac) = t.split_once('.')?;
     if sec.is_empty()
@@ -381,7 +382,8 @@ pub fn parse_seconds(t: &str) -> Option<u64> {
     let s: u64 = sec.parse().ok()?;
     let f: u64 = frac.parse().ok()?;
     let scale = 10u64.pow(9 - frac.len() as u32);
-    s.checked_mul(1_000_000_000)?.checked_add(f * scale)
+    let ns = s.checked_mul(1_000_000_000)?.checked_add(f * scale)?;
+    (ns <= i64::MAX as u64).then_some(ns)
 }
 
 /// Splits an event line into a [`Record`], or `None` when it is not one.
