@@ -212,6 +212,15 @@ const ROWS: &[Row] = &[
         expect: "barrier \"b\" has 1 thread(s); a barrier synchronises at least 2",
     },
     Row {
+        class: "barrier passed unequally",
+        files: &[(
+            "w.json",
+            r#"{"tasks": {"a": {"loop": -1, "run": 100, "barrier": "b"}, "c": {"loop": 3, "run": 100, "barrier": "b"}}}"#,
+        )],
+        args: &["workload", "check", "--strict", "{dir}/w.json"],
+        expect: "barrier `b`: task `c` passes it 3 times, task `a` without end",
+    },
+    Row {
         class: "timer period 0 (workload)",
         files: &[(
             "w.json",

@@ -10,7 +10,9 @@
 //! * a mutex locked again by the task that holds it (pthread mutexes are not recursive);
 //! * two mutexes taken in opposite orders by two tasks (the classic ABBA deadlock);
 //! * `suspend`s that only tasks themselves suspended first can `resume` (a cycle), or
-//!   that no task resumes at all.
+//!   that no task resumes at all;
+//! * a barrier its users reach a different number of times: rt-app counts a barrier's
+//!   threads at start, so once the first user is done the others wait at it forever.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -121,6 +123,70 @@ pub fn hazards(w: &Workload) -> Vec<Hazard> {
         }
     }
     out.extend(suspend_cycles(w, &at));
+    out.extend(uneven_barriers(w, &at));
+    out
+}
+
+/// How often one thread of `t` passes barrier `name`: `None` = without end.
+fn barrier_passes(t: &TaskSpec, name: &str) -> Option<u128> {
+    let times = |l: Loops| match l {
+        Loops::Forever => None,
+        Loops::Count(n) => Some(u128::from(n)),
+    };
+    let mut per_loop = Some(0u128);
+    for p in &t.phases {
+        let here = p
+            .events
+            .iter()
+            .filter(|e| matches!(&e.event, Event::Barrier { name: n } if n == name))
+            .count() as u128;
+        if here > 0 {
+            per_loop = per_loop.zip(times(p.loops)).map(|(sum, n)| sum + here * n);
+        }
+    }
+    per_loop.zip(times(t.loops)).map(|(a, n)| a * n)
+}
+
+/// Barriers whose users pass them unequally often (see the module doc).
+fn uneven_barriers(w: &Workload, at: &dyn Fn(&TaskSpec, String) -> Hazard) -> Vec<Hazard> {
+    let mut users: BTreeMap<&str, Vec<(&TaskSpec, Option<u128>)>> = BTreeMap::new();
+    for t in &w.tasks {
+        let mut seen = BTreeSet::new();
+        for e in events(t) {
+            if let Event::Barrier { name } = e {
+                if seen.insert(name.as_str()) {
+                    users
+                        .entry(name)
+                        .or_default()
+                        .push((t, barrier_passes(t, name)));
+                }
+            }
+        }
+    }
+    let show = |n: Option<u128>| n.map_or("without end".to_string(), |n| format!("{n} times"));
+    let mut out = Vec::new();
+    for (name, list) in users {
+        // `None` (without end) sorts first with Option's order: compare finite ones first.
+        let fewest = list.iter().filter_map(|(_, n)| *n).min();
+        let Some(fewest) = fewest else { continue };
+        if let Some((t, n)) = list.iter().find(|(_, n)| *n != Some(fewest)) {
+            let (first, _) = list
+                .iter()
+                .find(|(_, n)| *n == Some(fewest))
+                .unwrap_or(&list[0]);
+            out.push(at(
+                t,
+                format!(
+                    "barrier `{name}`: task `{}` passes it {}, task `{}` {}; rt-app counts a barrier's threads at start, so after {fewest} passes `{}` waits at it forever",
+                    first.name,
+                    show(Some(fewest)),
+                    t.name,
+                    show(*n),
+                    t.name
+                ),
+            ));
+        }
+    }
     out
 }
 
@@ -241,6 +307,30 @@ mod tests {
             msgs(r#"{"tasks": {"a": {"loop": 1, "lock": "m", "lock2": "m", "run": 100, "unlock": "m", "unlock2": "m"}}}"#),
             ["task `a` locks mutex `m` while holding it: a pthread mutex is not recursive, the task deadlocks itself"]
         );
+    }
+
+    #[test]
+    fn barriers_passed_unequally_are_hazards() {
+        assert_eq!(
+            msgs(
+                r#"{"tasks": {"a": {"loop": -1, "run": 100, "barrier": "b"},
+                              "c": {"loop": 3, "run": 100, "barrier": "b", "sleep": 10}}}"#
+            ),
+            ["barrier `b`: task `c` passes it 3 times, task `a` without end; rt-app counts a barrier's threads at start, so after 3 passes `a` waits at it forever"]
+        );
+        // Two phases, two passes per loop, against one pass per loop twice as often.
+        assert_eq!(
+            msgs(
+                r#"{"tasks": {"a": {"loop": 4, "phases": {"p1": {"run": 100, "barrier": "b"}, "p2": {"loop": 2, "barrier": "b", "sleep": 10}}},
+                              "c": {"loop": 12, "run": 100, "barrier": "b"}}}"#
+            ),
+            Vec::<String>::new()
+        );
+        assert!(msgs(
+            r#"{"tasks": {"a": {"loop": -1, "run": 100, "barrier": "b"},
+                          "c": {"loop": -1, "run": 100, "barrier": "b", "sleep": 10}}}"#
+        )
+        .is_empty());
     }
 
     #[test]
