@@ -22,6 +22,7 @@ pub const TARGETS: &[&str] = &[
     "core_capacity",
     "core_schedutil",
     "core_cpuidle",
+    "core_fair",
     "rtapp",
     "platform",
     "fixture",
