@@ -236,6 +236,18 @@ fn gzip_input_is_read() {
     assert!(out.contains("100.00%"), "{out}");
 }
 
+/// `replay` of a text trace named `r.txt`, no kernel named, mainline, no what-if.
+fn replay_text(text: &str, force_infer: bool) -> anyhow::Result<schedmath_host::replay::Report> {
+    replay(
+        text.as_bytes(),
+        "r.txt",
+        None,
+        Profile::MAINLINE,
+        false,
+        force_infer,
+    )
+}
+
 #[test]
 fn bad_lines_are_counted_with_their_location() {
     let mut t = first_case_trace();
@@ -251,7 +263,7 @@ fn bad_lines_are_counted_with_their_location() {
     text.push('\n');
     text.push_str(&last[..cut]);
     t = text;
-    let r = replay(t.as_bytes(), "r.txt", None, Profile::MAINLINE, false, false).unwrap();
+    let r = replay_text(&t, false).unwrap();
     let s: Vec<String> = r
         .skipped
         .iter()
@@ -272,16 +284,7 @@ fn bad_lines_are_counted_with_their_location() {
 fn backwards_time_is_an_error_naming_the_line() {
     let text = "a-1 [000] 2.000000: sched_switch: a:1 [120] S ==> b:2 [120]\n\
                 b-2 [000] 1.000000: sched_switch: b:2 [120] S ==> a:1 [120]\n";
-    let e = replay(
-        text.as_bytes(),
-        "r.txt",
-        None,
-        Profile::MAINLINE,
-        false,
-        false,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = replay_text(text, false).unwrap_err().to_string();
     assert_eq!(
         e,
         "r.txt:2: timestamp 1.000000000 goes backwards (previous event at 2.000000000)"
@@ -292,15 +295,7 @@ fn backwards_time_is_an_error_naming_the_line() {
 fn a_switch_from_a_pid_that_never_switched_in_is_counted() {
     let text = "a-1 [000] 1.000000: sched_switch: a:1 [120] S ==> b:2 [120]\n\
                 c-3 [000] 2.000000: sched_switch: c:3 [120] S ==> a:1 [120]\n";
-    let r = replay(
-        text.as_bytes(),
-        "r.txt",
-        None,
-        Profile::MAINLINE,
-        false,
-        false,
-    )
-    .unwrap();
+    let r = replay_text(text, false).unwrap();
     assert_eq!(r.skipped.len(), 1);
     let (k, n, f) = &r.skipped[0];
     assert_eq!((k.name(), *n), ("unplaced event", 1));
@@ -368,15 +363,7 @@ fn averages_and_clocks_beyond_the_kernels_range_are_skipped() {
                 a-1 [000] 1.000002: lisa__sched_pelt_cfs: cpu=0 path=/ load=1 util=1 \
                 update_time=9223372036854775808 runnable=1\n";
     for force_infer in [false, true] {
-        let r = replay(
-            text.as_bytes(),
-            "r.txt",
-            None,
-            Profile::MAINLINE,
-            false,
-            force_infer,
-        )
-        .unwrap();
+        let r = replay_text(text, force_infer).unwrap();
         let s: Vec<String> = r
             .skipped
             .iter()
