@@ -73,7 +73,54 @@ pub(super) struct CfsView {
     /// `cfs_rq->curr` when still queued.
     pub curr: Option<Ent>,
     /// The other queued entities (the tree), in queue order.
-    pub tree: Vec<Ent>,
+    pub tree: EntList,
+}
+
+/// Entities held inline before an [`EntList`] moves to the heap.
+const ENT_INLINE: usize = 8;
+
+/// The entities of a [`CfsView`]'s tree: up to [`ENT_INLINE`] inline, more on the heap.
+/// Views are built at every `update_curr()`, pick and placement, and a cfs_rq rarely
+/// holds more than a few entities: a heap `Vec` here cost one allocation per view.
+pub(super) struct EntList {
+    len: usize,
+    inline: [Ent; ENT_INLINE],
+    heap: Vec<Ent>,
+}
+
+impl EntList {
+    fn new() -> Self {
+        EntList {
+            len: 0,
+            inline: [Ent::Task(0); ENT_INLINE],
+            heap: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, e: Ent) {
+        if self.len < ENT_INLINE {
+            self.inline[self.len] = e;
+        } else {
+            if self.len == ENT_INLINE {
+                self.heap.extend_from_slice(&self.inline);
+            }
+            self.heap.push(e);
+        }
+        self.len += 1;
+    }
+
+    /// The entities, in push order.
+    pub fn as_slice(&self) -> &[Ent] {
+        if self.len <= ENT_INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Ent> {
+        self.as_slice().iter()
+    }
 }
 
 impl Engine<'_> {
@@ -103,13 +150,13 @@ impl Engine<'_> {
             .filter(|&t| self.tasks[t].is_fair())
             .and_then(|t| self.entity_at(level, t))
             .filter(|&e| self.se(c, e).on_rq);
-        let mut tree = Vec::new();
+        let mut tree = EntList::new();
         let tasks = r.queue.iter().chain(&r.delayed).chain(curr_task.iter());
         for &t in tasks {
             let task = &self.tasks[t];
             let e = Ent::Task(t);
             let queued = task.group == level && task.is_fair() && task.se.on_rq;
-            if queued && Some(e) != curr && !tree.contains(&e) {
+            if queued && Some(e) != curr && !tree.as_slice().contains(&e) {
                 tree.push(e);
             }
         }
@@ -134,8 +181,9 @@ impl Engine<'_> {
         CfsView { cfs, curr, tree }
     }
 
-    /// `update_min_vruntime()` of cfs_rq `level` of `c` (rq curr as its curr).
-    pub(super) fn update_min_vruntime_at(&mut self, c: usize, level: usize) {
+    /// `update_min_vruntime()` of cfs_rq `level` of `c` (rq curr as its curr); returns
+    /// the cfs_rq's `nr_queued`.
+    pub(super) fn update_min_vruntime_at(&mut self, c: usize, level: usize) -> u32 {
         let v = self.cfs_view(c, level, self.rqs[c].curr);
         let root = v
             .tree
@@ -145,6 +193,7 @@ impl Engine<'_> {
         let mut cfs = v.cfs;
         update_min_vruntime(&mut cfs, self.curr_of(c, &v), root, &self.profile);
         self.set_cfs_min_vruntime(c, level, cfs.min_vruntime);
+        cfs.nr_queued
     }
 
     /// `update_curr()` on every cfs_rq of `c`'s running fair task `t`, which ran `delta`
@@ -169,9 +218,9 @@ impl Engine<'_> {
                 .vruntime
                 .wrapping_add(calc_delta_fair(delta, &mut se.load));
             let resched = eevdf && update_deadline(se, base);
-            self.update_min_vruntime_at(c, level);
+            // `t` is the rq's curr: the view is the one `nr_queued` is read from.
+            let nr = self.update_min_vruntime_at(c, level);
             if eevdf {
-                let nr = self.cfs_view(c, level, Some(t)).cfs.nr_queued;
                 if nr > 1 && (resched || !protect_slice(self.se(c, e))) {
                     self.rqs[c].need_resched = true;
                 }
@@ -470,13 +519,11 @@ impl Engine<'_> {
                 let f = self.fair.eevdf.features;
                 let mut cur = *self.se(c, se);
                 let p = *self.se(c, pse);
-                let tree: Vec<(Ent, SchedEntity)> =
-                    v.tree.iter().map(|&x| (x, *self.se(c, x))).collect();
                 let preempt = eevdf::check_preempt_wakeup_fair(
                     &v.cfs,
                     (se, &mut cur),
                     (pse, &p),
-                    tree.iter().map(|(x, s)| (*x, s)),
+                    v.tree.iter().map(|&x| (x, self.se(c, x))),
                     min_slice,
                     &f,
                 );
