@@ -197,6 +197,8 @@ pub struct Engine<'p> {
     pds: Vec<PerfDomain<'p>>,
     /// Scratch for the schedutil views of a policy's CPUs (no allocation per update).
     sugov_view: Vec<SugovRq>,
+    /// Scratch for the placement's views of every CPU (no allocation per wake-up).
+    cpu_view: Vec<CpuView>,
     /// The trace being recorded (`None`: not traced, no hook records anything).
     trace: Option<Box<super::observe::TraceBuf>>,
 }
@@ -436,6 +438,7 @@ impl<'p> Engine<'p> {
             templates,
             seed: cfg.seed,
             sugov_view: Vec::new(),
+            cpu_view: Vec::new(),
             pds: platform
                 .domains
                 .iter()
