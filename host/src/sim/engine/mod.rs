@@ -548,9 +548,8 @@ impl<'p> Engine<'p> {
         }
         let dt = now - last;
         let d = self.rqs[c].domain;
-        let f = self.doms[d].cur();
         if let Some(t) = self.rqs[c].curr {
-            let power = self.doms[d].power_uw.get(&f).copied().unwrap_or(0);
+            let power = self.doms[d].cur_power_uw();
             self.rec.energy(power, dt);
             self.rec.task_on_cpu(t, c, dt);
             let from = last.max(self.rqs[c].seg_start);
