@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The event loop: integer ns, a binary-heap event queue (time, then insertion order), no
-//! fixed step. Events: a task's activation (wake-up, timer expiry, first start), the end
+//! The event loop: integer ns, a binary-heap event queue (time, then insertion order; the
+//! one pending tick waits beside the heap in the same order), no fixed step. Events: a task's activation (wake-up, timer expiry, first start), the end
 //! of the running task's current step (its completion time is recomputed whenever the
 //! CPU's frequency or the running task changes), and the tick (every `TICK_NSEC`, all
 //! CPUs at once).
@@ -175,6 +175,8 @@ pub struct Engine<'p> {
     end: u64,
     seq: u64,
     heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// The pending tick (time, insertion number), kept out of the heap.
+    next_tick: Option<(u64, u64)>,
     rqs: Vec<Rq>,
     doms: Vec<FreqDomainState>,
     idle: Vec<Option<CpuIdle>>,
@@ -422,6 +424,7 @@ impl<'p> Engine<'p> {
             end: cfg.duration_ns,
             seq: 0,
             heap: BinaryHeap::new(),
+            next_tick: None,
             rqs,
             doms,
             idle,
@@ -462,13 +465,29 @@ impl<'p> Engine<'p> {
 
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, ev)));
+        match ev {
+            // One tick is pending at any time: it waits beside the heap, not in it.
+            Ev::Tick => self.next_tick = Some((at, self.seq)),
+            _ => self.heap.push(Reverse((at, self.seq, ev))),
+        }
+    }
+
+    /// The next event in (time, insertion) order: the pending tick or the heap's first.
+    fn pop(&mut self) -> Option<(u64, Ev)> {
+        let heap_first = self.heap.peek().map(|Reverse((at, seq, _))| (*at, *seq));
+        match (self.next_tick, heap_first) {
+            (Some(tick), h) if h.is_none_or(|h| tick < h) => {
+                self.next_tick = None;
+                Some((tick.0, Ev::Tick))
+            }
+            _ => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
+        }
     }
 
     /// The event loop; returns how many events it handled.
     fn run(&mut self, progress: &mut dyn FnMut(u64)) -> u64 {
         let mut events = 0;
-        while let Some(Reverse((at, _, ev))) = self.heap.pop() {
+        while let Some((at, ev)) = self.pop() {
             if at > self.end {
                 break;
             }
