@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The event loop: integer ns, a binary-heap event queue (time, then insertion order; the
-//! one pending tick waits beside the heap in the same order), no fixed step. Events: a task's activation (wake-up, timer expiry, first start), the end
-//! of the running task's current step (its completion time is recomputed whenever the
+//! one pending tick waits beside the heap in the same order), no fixed step. Events: a
+//! task's activation (wake-up, timer expiry, first start), the end of the running task's
+//! current step (its completion time is recomputed whenever the
 //! CPU's frequency or the running task changes), and the tick (every `TICK_NSEC`, all
 //! CPUs at once).
 //!
