@@ -800,9 +800,15 @@ impl<'p> Engine<'p> {
         let d = self.rqs[c].domain;
         // The policy's CPUs are read by index and their views go into a reused buffer:
         // this runs at every tick and enqueue, so it allocates nothing.
+        // A busy CPU's work so far is accounted at the old frequency; an idle CPU's energy
+        // does not depend on it and is exact however its interval is split (an integer
+        // power × time sum), so it waits for that CPU's next accounting.
         let n = self.doms[d].cpus.len();
         for i in 0..n {
-            self.acct(self.doms[d].cpus[i]);
+            let cc = self.doms[d].cpus[i];
+            if self.rqs[cc].curr.is_some() {
+                self.acct(cc);
+            }
         }
         let mut view = std::mem::take(&mut self.sugov_view);
         view.clear();
