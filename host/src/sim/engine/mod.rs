@@ -724,6 +724,8 @@ impl<'p> Engine<'p> {
         has_curr: bool,
     ) -> bool {
         let now = rq_clock_pelt(&self.rqs[c].clock);
+        // The states before the update are copied for the trace only.
+        let traced = self.trace.is_some();
         if let Some((t, on_rq, is_curr)) = se {
             let task = &mut self.tasks[t];
             if task.avg.last_update_time != 0 {
@@ -734,9 +736,11 @@ impl<'p> Engine<'p> {
                     sched_delayed: task.se.sched_delayed,
                     group_runnable_weight: None,
                 };
-                let before = task.avg;
+                let before = traced.then_some(task.avg);
                 let ret = __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
-                self.tr_pelt_se(c, t, now, Some(&ent), before, ret);
+                if let Some(before) = before {
+                    self.tr_pelt_se(c, t, now, Some(&ent), before, ret);
+                }
                 let task = &mut self.tasks[t];
                 if task.ramp_ns.is_none() && task.avg.util_avg >= RAMP_UTIL {
                     let since = task.started_at.unwrap_or(self.now);
@@ -745,7 +749,7 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
-        let before = r.cfs;
+        let before = traced.then_some(r.cfs);
         let ret = __update_load_avg_cfs_rq(
             now,
             &mut r.cfs,
@@ -754,7 +758,9 @@ impl<'p> Engine<'p> {
             has_curr,
             self.tables,
         );
-        self.tr_pelt_cfs(c, now, before, has_curr, ret);
+        if let Some(before) = before {
+            self.tr_pelt_cfs(c, now, before, has_curr, ret);
+        }
         ret != 0
     }
 
