@@ -156,6 +156,13 @@ pub fn em_create_perf_table(table: &mut [EmPerfState], cpu_capacity: u64) -> Res
 /// Trap: the fallback is `max_perf_state` even when it is inefficient or beyond the table.
 #[inline] // static inline in include/linux/energy_model.h
 pub fn em_pd_get_efficient_state(pd: &EmPerfDomain, max_util: u64) -> usize {
+    efficient_state(pd, max_util).0
+}
+
+/// [`em_pd_get_efficient_state`] with the chosen state's entry (`None` past the table),
+/// so [`em_cpu_energy`] reads its cost without indexing the table again.
+#[inline(always)]
+fn efficient_state(pd: &EmPerfDomain, max_util: u64) -> (usize, Option<&EmPerfState>) {
     let skip = pd.flags & EM_PERF_DOMAIN_SKIP_INEFFICIENCIES != 0;
     // States min..=max that exist in the table, as one slice (no per-state bounds check).
     let end = core::cmp::min(pd.max_perf_state.saturating_add(1), pd.table.len());
@@ -165,11 +172,11 @@ pub fn em_pd_get_efficient_state(pd: &EmPerfDomain, max_util: u64) -> usize {
                 if skip && ps.flags & EM_PERF_STATE_INEFFICIENT != 0 {
                     continue;
                 }
-                return pd.min_perf_state + k;
+                return (pd.min_perf_state + k, Some(ps));
             }
         }
     }
-    pd.max_perf_state
+    (pd.max_perf_state, pd.table.get(pd.max_perf_state))
 }
 
 /// What [`em_cpu_energy`] returns: the energy and the state it used.
@@ -201,12 +208,9 @@ pub fn em_cpu_energy(
         return EmCpuEnergy::default();
     }
     let max_util = core::cmp::min(max_util, allowed_cpu_cap);
-    let i = em_pd_get_efficient_state(pd, max_util);
+    let (i, ps) = efficient_state(pd, max_util);
     EmCpuEnergy {
-        energy: pd
-            .table
-            .get(i)
-            .map_or(0, |ps| ps.cost.wrapping_mul(sum_util)),
+        energy: ps.map_or(0, |ps| ps.cost.wrapping_mul(sum_util)),
         perf_state: Some(i),
     }
 }

@@ -203,8 +203,10 @@ pub fn util_est_update(p: &mut SchedAvg, task_sleep: bool, cpu: &UtilEstCpu) {
         return;
     }
     let util = task_util(p) as u32; // the kernel stores it in an unsigned int
+    let runnable = task_runnable(p);
     match p.util_est {
-        UtilEst::Mainline(ewma) => {
+        UtilEst::Mainline(ref mut slot) => {
+            let ewma = *slot;
             let ewma = 'done: {
                 if ewma <= util {
                     break 'done util;
@@ -213,13 +215,14 @@ pub fn util_est_update(p: &mut SchedAvg, task_sleep: bool, cpu: &UtilEstCpu) {
                 if u64::from(last_ewma_diff) < UTIL_EST_MARGIN {
                     break 'done ewma;
                 }
-                if u64::from(util) + UTIL_EST_MARGIN < task_runnable(p) {
+                if u64::from(util) + UTIL_EST_MARGIN < runnable {
                     break 'done ewma;
                 }
                 (ewma << UTIL_EST_WEIGHT_SHIFT).wrapping_sub(last_ewma_diff)
                     >> UTIL_EST_WEIGHT_SHIFT
             };
-            p.util_est = UtilEst::Mainline(ewma | UTIL_AVG_UNCHANGED);
+            // Written in place: the variant stays, only its value changes.
+            *slot = ewma | UTIL_AVG_UNCHANGED;
         }
         UtilEst::PreV6_9 { enqueued, ewma } => {
             // `long` differences: the ewma one is a u32 subtraction widened, the enqueued

@@ -42,6 +42,8 @@ pub struct FreqDomainState {
     pub fref_khz: u64,
     /// Busy power per OPP (kHz → µW), 0 where the platform has none.
     pub power_uw: BTreeMap<u32, u64>,
+    /// `power_uw` at the running frequency (read at every accounting step).
+    cur_power_uw: u64,
     /// What schedutil reads besides the rqs.
     pub env: SugovEnv,
     /// Frequency residency (kHz → ns).
@@ -63,7 +65,7 @@ impl FreqDomainState {
         let gp = GovernorPolicy::from_platform(platform, n)?;
         let sg = gp.sugov()?;
         let d = &platform.domains[n];
-        Ok(FreqDomainState {
+        let mut st = FreqDomainState {
             name: d.name.clone(),
             cpus: d.cpus.clone(),
             sg,
@@ -83,12 +85,25 @@ impl FreqDomainState {
             residency: BTreeMap::new(),
             since: 0,
             last: None,
-        })
+            cur_power_uw: 0,
+        };
+        st.cur_power_uw = st.power_at(st.cur());
+        Ok(st)
     }
 
     /// The running frequency (kHz).
     pub fn cur(&self) -> u32 {
         self.sg.policy.cur
+    }
+
+    /// Busy power at `khz` (µW), 0 for a frequency without an OPP.
+    fn power_at(&self, khz: u32) -> u64 {
+        self.power_uw.get(&khz).copied().unwrap_or(0)
+    }
+
+    /// Busy power at the running frequency (µW).
+    pub fn cur_power_uw(&self) -> u64 {
+        self.cur_power_uw
     }
 
     /// `cpufreq_update_util(flags)` from the CPU at position `pos` with every CPU's rq
@@ -116,8 +131,11 @@ impl FreqDomainState {
                 flags,
             )
         };
-        self.last?;
         let after = self.sg.policy.cur;
+        if after != before {
+            self.cur_power_uw = self.power_at(after);
+        }
+        self.last?;
         if after == before {
             return None;
         }

@@ -73,7 +73,54 @@ pub(super) struct CfsView {
     /// `cfs_rq->curr` when still queued.
     pub curr: Option<Ent>,
     /// The other queued entities (the tree), in queue order.
-    pub tree: Vec<Ent>,
+    pub tree: EntList,
+}
+
+/// Entities held inline before an [`EntList`] moves to the heap.
+const ENT_INLINE: usize = 8;
+
+/// The entities of a [`CfsView`]'s tree: up to [`ENT_INLINE`] inline, more on the heap.
+/// Views are built at every `update_curr()`, pick and placement, and a cfs_rq rarely
+/// holds more than a few entities: a heap `Vec` here cost one allocation per view.
+pub(super) struct EntList {
+    len: usize,
+    inline: [Ent; ENT_INLINE],
+    heap: Vec<Ent>,
+}
+
+impl EntList {
+    fn new() -> Self {
+        EntList {
+            len: 0,
+            inline: [Ent::Task(0); ENT_INLINE],
+            heap: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, e: Ent) {
+        if self.len < ENT_INLINE {
+            self.inline[self.len] = e;
+        } else {
+            if self.len == ENT_INLINE {
+                self.heap.extend_from_slice(&self.inline);
+            }
+            self.heap.push(e);
+        }
+        self.len += 1;
+    }
+
+    /// The entities, in push order.
+    pub fn as_slice(&self) -> &[Ent] {
+        if self.len <= ENT_INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Ent> {
+        self.as_slice().iter()
+    }
 }
 
 impl Engine<'_> {
@@ -98,53 +145,73 @@ impl Engine<'_> {
     /// Cfs_rq `level` of `c` with `curr_task`'s entity there as `cfs_rq->curr`: the
     /// queued group entities whose parent it is and the queued tasks of that group.
     pub(super) fn cfs_view(&self, c: usize, level: usize, curr_task: Option<usize>) -> CfsView {
+        let mut tree = EntList::new();
+        let (cfs, curr) = self.cfs_walk(c, level, curr_task, |e, _| tree.push(e));
+        CfsView { cfs, curr, tree }
+    }
+
+    /// [`Self::cfs_view`] without keeping the tree: its sums and curr, with `f` called on
+    /// each tree entity in tree order (the sums are wrapping, so their order is free).
+    fn cfs_walk(
+        &self,
+        c: usize,
+        level: usize,
+        curr_task: Option<usize>,
+        mut f: impl FnMut(Ent, &SchedEntity),
+    ) -> (CfsRq, Option<Ent>) {
         let r = &self.rqs[c];
         let curr = curr_task
             .filter(|&t| self.tasks[t].is_fair())
             .and_then(|t| self.entity_at(level, t))
             .filter(|&e| self.se(c, e).on_rq);
-        let mut tree = Vec::new();
-        let tasks = r.queue.iter().chain(&r.delayed).chain(curr_task.iter());
-        for &t in tasks {
+        let mut cfs = CfsRq {
+            min_vruntime: self.cfs_min_vruntime(c, level),
+            ..CfsRq::default()
+        };
+        let add = |cfs: &mut CfsRq, se: &SchedEntity| {
+            update_load_add(&mut cfs.load, se.load.weight);
+            cfs.nr_queued += 1;
+        };
+        let tasks = || r.queue.iter().chain(&r.delayed).chain(curr_task.iter());
+        for (i, &t) in tasks().enumerate() {
             let task = &self.tasks[t];
             let e = Ent::Task(t);
             let queued = task.group == level && task.is_fair() && task.se.on_rq;
-            if queued && Some(e) != curr && !tree.contains(&e) {
-                tree.push(e);
+            // A task listed twice (queue and curr while a switch is under way) counts once.
+            if queued && Some(e) != curr && !tasks().take(i).any(|&x| x == t) {
+                avg_vruntime_add(&mut cfs, &task.se);
+                add(&mut cfs, &task.se);
+                f(e, &task.se);
             }
         }
         for g in 1..r.grq.len() {
             let e = Ent::Group(g);
             if r.grq[g].se.on_rq && self.groups.tg(g).parent == level && Some(e) != curr {
-                tree.push(e);
-            }
-        }
-        let mut cfs = CfsRq {
-            min_vruntime: self.cfs_min_vruntime(c, level),
-            ..CfsRq::default()
-        };
-        for &e in tree.iter().chain(curr.iter()) {
-            let se = self.se(c, e);
-            if Some(e) != curr {
+                let se = &r.grq[g].se;
                 avg_vruntime_add(&mut cfs, se);
+                add(&mut cfs, se);
+                f(e, se);
             }
-            update_load_add(&mut cfs.load, se.load.weight);
-            cfs.nr_queued += 1;
         }
-        CfsView { cfs, curr, tree }
+        if let Some(e) = curr {
+            add(&mut cfs, self.se(c, e));
+        }
+        (cfs, curr)
     }
 
-    /// `update_min_vruntime()` of cfs_rq `level` of `c` (rq curr as its curr).
-    pub(super) fn update_min_vruntime_at(&mut self, c: usize, level: usize) {
-        let v = self.cfs_view(c, level, self.rqs[c].curr);
-        let root = v
-            .tree
-            .iter()
-            .map(|&e| self.se(c, e).vruntime)
-            .reduce(schedmath::fair::min_vruntime);
-        let mut cfs = v.cfs;
-        update_min_vruntime(&mut cfs, self.curr_of(c, &v), root, &self.profile);
+    /// `update_min_vruntime()` of cfs_rq `level` of `c` (rq curr as its curr); returns
+    /// the cfs_rq's `nr_queued`.
+    pub(super) fn update_min_vruntime_at(&mut self, c: usize, level: usize) -> u32 {
+        let mut root: Option<u64> = None;
+        let (mut cfs, curr) = self.cfs_walk(c, level, self.rqs[c].curr, |_, se| {
+            root = Some(root.map_or(se.vruntime, |m| {
+                schedmath::fair::min_vruntime(m, se.vruntime)
+            }));
+        });
+        let curr = curr.map(|e| self.se(c, e).as_curr());
+        update_min_vruntime(&mut cfs, curr, root, &self.profile);
         self.set_cfs_min_vruntime(c, level, cfs.min_vruntime);
+        cfs.nr_queued
     }
 
     /// `update_curr()` on every cfs_rq of `c`'s running fair task `t`, which ran `delta`
@@ -169,9 +236,9 @@ impl Engine<'_> {
                 .vruntime
                 .wrapping_add(calc_delta_fair(delta, &mut se.load));
             let resched = eevdf && update_deadline(se, base);
-            self.update_min_vruntime_at(c, level);
+            // `t` is the rq's curr: the view is the one `nr_queued` is read from.
+            let nr = self.update_min_vruntime_at(c, level);
             if eevdf {
-                let nr = self.cfs_view(c, level, Some(t)).cfs.nr_queued;
                 if nr > 1 && (resched || !protect_slice(self.se(c, e))) {
                     self.rqs[c].need_resched = true;
                 }
@@ -470,13 +537,11 @@ impl Engine<'_> {
                 let f = self.fair.eevdf.features;
                 let mut cur = *self.se(c, se);
                 let p = *self.se(c, pse);
-                let tree: Vec<(Ent, SchedEntity)> =
-                    v.tree.iter().map(|&x| (x, *self.se(c, x))).collect();
                 let preempt = eevdf::check_preempt_wakeup_fair(
                     &v.cfs,
                     (se, &mut cur),
                     (pse, &p),
-                    tree.iter().map(|(x, s)| (*x, s)),
+                    v.tree.iter().map(|&x| (x, self.se(c, x))),
                     min_slice,
                     &f,
                 );

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The event loop: integer ns, a binary-heap event queue (time, then insertion order), no
-//! fixed step. Events: a task's activation (wake-up, timer expiry, first start), the end
-//! of the running task's current step (its completion time is recomputed whenever the
+//! The event loop: integer ns, a binary-heap event queue (time, then insertion order; the
+//! one pending tick waits beside the heap in the same order), no fixed step. Events: a
+//! task's activation (wake-up, timer expiry, first start), the end of the running task's
+//! current step (its completion time is recomputed whenever the
 //! CPU's frequency or the running task changes), and the tick (every `TICK_NSEC`, all
 //! CPUs at once).
 //!
@@ -175,6 +176,8 @@ pub struct Engine<'p> {
     end: u64,
     seq: u64,
     heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// The pending tick (time, insertion number), kept out of the heap.
+    next_tick: Option<(u64, u64)>,
     rqs: Vec<Rq>,
     doms: Vec<FreqDomainState>,
     idle: Vec<Option<CpuIdle>>,
@@ -197,6 +200,8 @@ pub struct Engine<'p> {
     pds: Vec<PerfDomain<'p>>,
     /// Scratch for the schedutil views of a policy's CPUs (no allocation per update).
     sugov_view: Vec<SugovRq>,
+    /// Scratch for the placement's views of every CPU (no allocation per wake-up).
+    cpu_view: Vec<CpuView>,
     /// The trace being recorded (`None`: not traced, no hook records anything).
     trace: Option<Box<super::observe::TraceBuf>>,
 }
@@ -420,6 +425,7 @@ impl<'p> Engine<'p> {
             end: cfg.duration_ns,
             seq: 0,
             heap: BinaryHeap::new(),
+            next_tick: None,
             rqs,
             doms,
             idle,
@@ -436,6 +442,7 @@ impl<'p> Engine<'p> {
             templates,
             seed: cfg.seed,
             sugov_view: Vec::new(),
+            cpu_view: Vec::new(),
             pds: platform
                 .domains
                 .iter()
@@ -459,13 +466,29 @@ impl<'p> Engine<'p> {
 
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, ev)));
+        match ev {
+            // One tick is pending at any time: it waits beside the heap, not in it.
+            Ev::Tick => self.next_tick = Some((at, self.seq)),
+            _ => self.heap.push(Reverse((at, self.seq, ev))),
+        }
+    }
+
+    /// The next event in (time, insertion) order: the pending tick or the heap's first.
+    fn pop(&mut self) -> Option<(u64, Ev)> {
+        let heap_first = self.heap.peek().map(|Reverse((at, seq, _))| (*at, *seq));
+        match (self.next_tick, heap_first) {
+            (Some(tick), h) if h.is_none_or(|h| tick < h) => {
+                self.next_tick = None;
+                Some((tick.0, Ev::Tick))
+            }
+            _ => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
+        }
     }
 
     /// The event loop; returns how many events it handled.
     fn run(&mut self, progress: &mut dyn FnMut(u64)) -> u64 {
         let mut events = 0;
-        while let Some(Reverse((at, _, ev))) = self.heap.pop() {
+        while let Some((at, ev)) = self.pop() {
             if at > self.end {
                 break;
             }
@@ -545,9 +568,8 @@ impl<'p> Engine<'p> {
         }
         let dt = now - last;
         let d = self.rqs[c].domain;
-        let f = self.doms[d].cur();
         if let Some(t) = self.rqs[c].curr {
-            let power = self.doms[d].power_uw.get(&f).copied().unwrap_or(0);
+            let power = self.doms[d].cur_power_uw();
             self.rec.energy(power, dt);
             self.rec.task_on_cpu(t, c, dt);
             let from = last.max(self.rqs[c].seg_start);
@@ -702,6 +724,8 @@ impl<'p> Engine<'p> {
         has_curr: bool,
     ) -> bool {
         let now = rq_clock_pelt(&self.rqs[c].clock);
+        // The states before the update are copied for the trace only.
+        let traced = self.trace.is_some();
         if let Some((t, on_rq, is_curr)) = se {
             let task = &mut self.tasks[t];
             if task.avg.last_update_time != 0 {
@@ -712,9 +736,11 @@ impl<'p> Engine<'p> {
                     sched_delayed: task.se.sched_delayed,
                     group_runnable_weight: None,
                 };
-                let before = task.avg;
+                let before = traced.then_some(task.avg);
                 let ret = __update_load_avg_se(now, &mut task.avg, &ent, self.tables);
-                self.tr_pelt_se(c, t, now, Some(&ent), before, ret);
+                if let Some(before) = before {
+                    self.tr_pelt_se(c, t, now, Some(&ent), before, ret);
+                }
                 let task = &mut self.tasks[t];
                 if task.ramp_ns.is_none() && task.avg.util_avg >= RAMP_UTIL {
                     let since = task.started_at.unwrap_or(self.now);
@@ -723,7 +749,7 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
-        let before = r.cfs;
+        let before = traced.then_some(r.cfs);
         let ret = __update_load_avg_cfs_rq(
             now,
             &mut r.cfs,
@@ -732,7 +758,9 @@ impl<'p> Engine<'p> {
             has_curr,
             self.tables,
         );
-        self.tr_pelt_cfs(c, now, before, has_curr, ret);
+        if let Some(before) = before {
+            self.tr_pelt_cfs(c, now, before, has_curr, ret);
+        }
         ret != 0
     }
 
@@ -778,9 +806,15 @@ impl<'p> Engine<'p> {
         let d = self.rqs[c].domain;
         // The policy's CPUs are read by index and their views go into a reused buffer:
         // this runs at every tick and enqueue, so it allocates nothing.
+        // A busy CPU's work so far is accounted at the old frequency; an idle CPU's energy
+        // does not depend on it and is exact however its interval is split (an integer
+        // power × time sum), so it waits for that CPU's next accounting.
         let n = self.doms[d].cpus.len();
         for i in 0..n {
-            self.acct(self.doms[d].cpus[i]);
+            let cc = self.doms[d].cpus[i];
+            if self.rqs[cc].curr.is_some() {
+                self.acct(cc);
+            }
         }
         let mut view = std::mem::take(&mut self.sugov_view);
         view.clear();

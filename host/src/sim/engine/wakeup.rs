@@ -8,14 +8,17 @@ impl Engine<'_> {
     pub(super) fn select_cpu(&mut self, t: usize) -> usize {
         // The placement reads the task's mask while the trace hooks need the engine
         // mutably: the mask is lent out for the call (a move, no allocation).
+        // The CPU views go into a reused buffer, lent out the same way.
         let allowed = std::mem::take(&mut self.tasks[t].allowed);
-        let c = self.select_cpu_allowed(t, &allowed);
+        let mut views = std::mem::take(&mut self.cpu_view);
+        self.cpu_views(&mut views);
+        let c = self.select_cpu_allowed(t, &allowed, &views);
         self.tasks[t].allowed = allowed;
+        self.cpu_view = views;
         c
     }
 
-    fn select_cpu_allowed(&mut self, t: usize, allowed: &[usize]) -> usize {
-        let views = self.cpu_views();
+    fn select_cpu_allowed(&mut self, t: usize, allowed: &[usize], views: &[CpuView]) -> usize {
         let uclamp_used = self.keys.uclamp_is_used;
         if self.tasks[t].state == TState::New {
             // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not.
@@ -27,8 +30,8 @@ impl Engine<'_> {
             };
             let sel = self.profile.sched_idle_select;
             let this_cpu = self.tasks[t].cpu;
-            let c = sched_balance_find_dst_cpu(&views, &self.sd, &p, this_cpu, sel, uclamp_used);
-            self.tr_place(t, this_cpu, c, PlacementRule::Fork, &views, &p);
+            let c = sched_balance_find_dst_cpu(views, &self.sd, &p, this_cpu, sel, uclamp_used);
+            self.tr_place(t, this_cpu, c, PlacementRule::Fork, views, &p);
             return c;
         }
         let prev = self.tasks[t].cpu;
@@ -54,44 +57,44 @@ impl Engine<'_> {
             allowed,
         };
         if !self.tasks[t].is_fair() {
-            let c = select_idle_cpu(&views, &p, prev, false, uclamp_used);
-            self.tr_place(t, prev, c, PlacementRule::Rt, &views, &p);
+            let c = select_idle_cpu(views, &p, prev, false, uclamp_used);
+            self.tr_place(t, prev, c, PlacementRule::Rt, views, &p);
             return c;
         }
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
-            if let Some(c) = find_energy_efficient_cpu(&views, &self.pds, &p, prev, uclamp_used) {
-                self.tr_place(t, prev, c, PlacementRule::Eas, &views, &p);
+            if let Some(c) = find_energy_efficient_cpu(views, &self.pds, &p, prev, uclamp_used) {
+                self.tr_place(t, prev, c, PlacementRule::Eas, views, &p);
                 return c;
             }
         }
-        let c = select_idle_cpu(&views, &p, prev, self.asym, uclamp_used);
-        self.tr_place(t, prev, c, PlacementRule::Idle, &views, &p);
+        let c = select_idle_cpu(views, &p, prev, self.asym, uclamp_used);
+        self.tr_place(t, prev, c, PlacementRule::Idle, views, &p);
         c
     }
 
-    pub(super) fn cpu_views(&self) -> Vec<CpuView> {
-        (0..self.rqs.len())
-            .map(|c| {
-                let r = &self.rqs[c];
-                CpuView {
-                    util: self.util_rq(c),
-                    capacity: self.capacity(c),
-                    util_rt: r.rt.util_avg,
-                    util_irq: r.irq.util_avg,
-                    uclamp_min: self.rq_clamp(c, UclampId::Min),
-                    uclamp_max: self.rq_clamp(c, UclampId::Max),
-                    idle: r.is_idle(),
-                    sched_idle: r.is_sched_idle(),
-                    exit_latency: match (r.idle, &self.idle[c]) {
-                        (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
-                        _ => None,
-                    },
-                    idle_stamp: r.idle_stamp,
-                    load: r.cfs.load_avg,
-                    nr_running: r.nr_running(),
-                }
-            })
-            .collect()
+    /// What the placement reads about every CPU, into `out`.
+    pub(super) fn cpu_views(&self, out: &mut Vec<CpuView>) {
+        out.clear();
+        out.extend((0..self.rqs.len()).map(|c| {
+            let r = &self.rqs[c];
+            CpuView {
+                util: self.util_rq(c),
+                capacity: self.capacity(c),
+                util_rt: r.rt.util_avg,
+                util_irq: r.irq.util_avg,
+                uclamp_min: self.rq_clamp(c, UclampId::Min),
+                uclamp_max: self.rq_clamp(c, UclampId::Max),
+                idle: r.is_idle(),
+                sched_idle: r.is_sched_idle(),
+                exit_latency: match (r.idle, &self.idle[c]) {
+                    (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
+                    _ => None,
+                },
+                idle_stamp: r.idle_stamp,
+                load: r.cfs.load_avg,
+                nr_running: r.nr_running(),
+            }
+        }));
     }
 
     /// Runs the task's program from its current step until it must run, sleep or end,
