@@ -10,8 +10,9 @@ use schedmath::util_est::{UtilEst, UTIL_AVG_UNCHANGED};
 use super::*;
 use crate::sim::observe::{pid_of, TraceBuf};
 use crate::trace::record::{
-    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PeltCallRec, PeltFn, PlacementRec,
-    PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID, PWR_EVENT_EXIT,
+    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PeltCallRec, PeltFn, PeltSignals,
+    PlacementRec, PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID,
+    PWR_EVENT_EXIT,
 };
 
 /// `struct sched_avg` as a probe record prints it.
@@ -254,10 +255,7 @@ impl Engine<'_> {
                     cpu: c as u32,
                     pid,
                     path: String::new(),
-                    load: after.load_avg,
-                    util: after.util_avg,
-                    update_time: after.last_update_time,
-                    runnable: after.runnable_avg,
+                    avg: PeltSignals::of(&avg_rec(&after)),
                 },
             );
         }
@@ -306,10 +304,7 @@ impl Engine<'_> {
                 Kind::PeltCfs {
                     cpu: c as u32,
                     path: "/".into(),
-                    load: after.load_avg,
-                    util: after.util_avg,
-                    update_time: after.last_update_time,
-                    runnable: after.runnable_avg,
+                    avg: PeltSignals::of(&avg_rec(&after)),
                 },
             );
         }
