@@ -46,6 +46,22 @@ fn ue_pair(u: &UtilEst, task: bool) -> (u32, u32) {
     }
 }
 
+/// Records the probe record `rec` of one PELT update call and, when it decayed (the
+/// kernel fires its `pelt_*_tp` tracepoint only then), the LISA event `lisa` makes of the
+/// CPU and the signals after the call.
+fn push_pelt(
+    buf: &mut TraceBuf,
+    ts: u64,
+    rec: PeltCallRec,
+    lisa: impl FnOnce(u32, PeltSignals) -> Kind,
+) {
+    let (cpu, ret, avg) = (rec.cpu, rec.ret, PeltSignals::of(&rec.after));
+    buf.push(ts, cpu as usize, Kind::PeltCall(Box::new(rec)));
+    if ret != 0 {
+        buf.push(ts, cpu as usize, lisa(cpu, avg));
+    }
+}
+
 impl Engine<'_> {
     /// Starts recording (before the first event).
     pub(super) fn tr_begin(&mut self, names: &[String]) {
@@ -245,20 +261,12 @@ impl Engine<'_> {
             before: avg_rec(&before),
             after: avg_rec(&after),
         };
-        let ts = self.now;
-        buf.push(ts, c, Kind::PeltCall(Box::new(rec)));
-        if ret != 0 {
-            buf.push(
-                ts,
-                c,
-                Kind::PeltSe {
-                    cpu: c as u32,
-                    pid,
-                    path: String::new(),
-                    avg: PeltSignals::of(&avg_rec(&after)),
-                },
-            );
-        }
+        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltSe {
+            cpu,
+            pid,
+            path: String::new(),
+            avg,
+        });
     }
 
     /// A `__update_load_avg_cfs_rq()` call on `c`'s root cfs_rq (`has_curr`: its
@@ -295,19 +303,11 @@ impl Engine<'_> {
             before: avg_rec(&before),
             after: avg_rec(&after),
         };
-        let ts = self.now;
-        buf.push(ts, c, Kind::PeltCall(Box::new(rec)));
-        if ret != 0 {
-            buf.push(
-                ts,
-                c,
-                Kind::PeltCfs {
-                    cpu: c as u32,
-                    path: "/".into(),
-                    avg: PeltSignals::of(&avg_rec(&after)),
-                },
-            );
-        }
+        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
+            cpu,
+            path: "/".into(),
+            avg,
+        });
     }
 
     /// `lisa__sched_util_est_cfs` of `c` (after util_est_enqueue / dequeue).
