@@ -16,6 +16,8 @@
 
 use std::borrow::Cow;
 
+use schedmath::cpuidle::IdleRule;
+
 /// pid of the idle task (`swapper/N`, printed `<idle>` as the current task).
 pub const IDLE_PID: i32 = 0;
 
@@ -284,6 +286,8 @@ pub struct IdleSelectRec {
     pub idx: u32,
     /// Whether the tick is stopped.
     pub stop_tick: bool,
+    /// The governor's branch that settled `idx`, as the core returned it.
+    pub rule: IdleRule,
     /// teo: `teo_cpu_is_utilized()` was evaluated / its result.
     pub utilized: Option<bool>,
     /// The governor's per-state statistics before the selection: teo's bins
@@ -919,6 +923,7 @@ pub static EVENTS: &[EventDef] = &[
             u64f("cpu_util"),
             d32("idx"),
             d32("stop_tick"),
+            text("rule", 24),
             d32("utilized"),
             dyn_text("stats"),
         ],
@@ -1239,6 +1244,7 @@ impl Kind {
                 Val::U(r.cpu_util),
                 u(r.idx),
                 b(r.stop_tick),
+                s(r.rule.name()),
                 Val::I(r.utilized.map_or(-1, i64::from)),
                 s(if r.stats.is_empty() { "-" } else { &r.stats }),
             ],
