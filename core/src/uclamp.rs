@@ -399,6 +399,38 @@ pub fn uclamp_rq_reinc_id(
     }
 }
 
+/// `uclamp_rq_util_with()` (kernel/sched/sched.h, v5.6 to v6.9; LISA's module keeps a
+/// copy for its `uclamp_util_se` event on later kernels): `util` clamped to the rq's
+/// clamps, each raised to the task `p`'s effective clamp when a task is given.
+///
+/// Traps: with uclamp unused it returns `util` untouched; with `p` on an rq whose idle
+/// flag is set the rq's (retained) clamps are ignored for the task's alone; when the
+/// aggregated MIN reaches MAX the result is MIN whatever `util` is (the inversion fix).
+pub fn uclamp_rq_util_with(
+    rq: &RqUclamp,
+    util: u64,
+    p: Option<&UclampTask>,
+    cfg: &UclampConfig,
+) -> u64 {
+    if !cfg.used {
+        return util;
+    }
+    let (mut min_util, mut max_util) = (0u64, 0u64);
+    if let Some(p) = p {
+        min_util = u64::from(uclamp_eff_value(p, UclampId::Min, cfg));
+        max_util = u64::from(uclamp_eff_value(p, UclampId::Max, cfg));
+    }
+    let idle_task = p.is_some() && rq.uclamp_flags & UCLAMP_FLAG_IDLE != 0;
+    if !idle_task {
+        min_util = min_util.max(u64::from(uclamp_rq_get(rq, UclampId::Min)));
+        max_util = max_util.max(u64::from(uclamp_rq_get(rq, UclampId::Max)));
+    }
+    if min_util >= max_util {
+        return min_util;
+    }
+    util.clamp(min_util, max_util) // min_util < max_util here: no inversion
+}
+
 /// `uclamp_rq_is_capped()`: is the runqueue held down by its uclamp_max?
 ///
 /// Traps: the plain `cpu_util_cfs()` (never the boosted value) plus RT is compared, and
@@ -667,6 +699,45 @@ mod tests {
         let before = rq;
         uclamp_rq_reinc_id(&mut rq, &mut q, UclampId::Max, &cfg());
         assert_eq!(rq, before);
+    }
+
+    #[test]
+    fn uclamp_rq_util_with_clamps_to_the_rq_and_returns_util_when_unused() {
+        let mut rq = init_uclamp_rq();
+        rq.uclamp[UclampId::Min.idx()].value = 200;
+        rq.uclamp[UclampId::Max.idx()].value = 600;
+        rq.uclamp_flags = 0;
+        let c = cfg();
+        assert_eq!(uclamp_rq_util_with(&rq, 100, None, &c), 200);
+        assert_eq!(uclamp_rq_util_with(&rq, 450, None, &c), 450);
+        assert_eq!(uclamp_rq_util_with(&rq, 900, None, &c), 600);
+        let unused = UclampConfig { used: false, ..c };
+        assert_eq!(uclamp_rq_util_with(&rq, 900, None, &unused), 900);
+    }
+
+    #[test]
+    fn uclamp_rq_util_with_inverted_clamps_return_min() {
+        // A boosted task (MIN 700) beside a capped one (MAX 400): MIN wins, util ignored.
+        let mut rq = init_uclamp_rq();
+        rq.uclamp[UclampId::Min.idx()].value = 700;
+        rq.uclamp[UclampId::Max.idx()].value = 400;
+        rq.uclamp_flags = 0;
+        assert_eq!(uclamp_rq_util_with(&rq, 10, None, &cfg()), 700);
+        assert_eq!(uclamp_rq_util_with(&rq, 1000, None, &cfg()), 700);
+    }
+
+    #[test]
+    fn uclamp_rq_util_with_task_on_idle_rq_ignores_retained_max() {
+        // The rq keeps the last task's MAX 1024 while idle; a task capped at 300 is
+        // clamped by its own clamps alone there, by max(task, rq) on a busy rq.
+        let mut rq = init_uclamp_rq();
+        rq.uclamp[UclampId::Max.idx()].value = 1024;
+        let p = task(0, 300);
+        assert_eq!(uclamp_rq_util_with(&rq, 800, Some(&p), &cfg()), 300);
+        rq.uclamp_flags = 0;
+        assert_eq!(uclamp_rq_util_with(&rq, 800, Some(&p), &cfg()), 800);
+        rq.uclamp[UclampId::Max.idx()].value = 512;
+        assert_eq!(uclamp_rq_util_with(&rq, 800, Some(&p), &cfg()), 512);
     }
 
     #[test]

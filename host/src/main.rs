@@ -402,10 +402,15 @@ struct StudyArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
-    /// Write a self-contained HTML report (the study file, the command line, the table)
-    /// to FILE.html.
+    /// Write a self-contained HTML report (the study file, the command line, the table
+    /// and each run's timeline plot inline) to FILE.html.
     #[arg(long, value_name = "FILE.html")]
     report: Option<PathBuf>,
+    /// Draw each run's timeline (as `simulate --plot`): into directory DIR as
+    /// CASE.PROFILE.svg (created if missing), or, for a name ending in `.svg`, as
+    /// NAME.CASE.PROFILE.svg beside it.
+    #[arg(long, value_name = "DIR_or_FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
@@ -416,8 +421,28 @@ fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
         .as_deref()
         .map(|p| Out::new(p, "--report", ".html"))
         .transpose()?;
+    if let Some(p) = &a.plot {
+        if p.extension().is_none_or(|e| e != "svg") {
+            std::fs::create_dir_all(p)
+                .map_err(|e| anyhow::anyhow!("{}: cannot write --plot: {e}", p.display()))?;
+        }
+        // Checks the directory takes files before any run.
+        Out::new(
+            &study::run_plot_path(p, "case", "profile"),
+            "--plot",
+            ".svg",
+        )?;
+    }
     let file = study::resolve(&a.name, &a.scenarios);
-    let r = study::run_traced(&file, a.trace.as_deref())?;
+    let keep = a.plot.is_some() || report_out.is_some();
+    let seen = study::run_seen(&file, a.trace.as_deref(), keep)?;
+    let r = &seen.result;
+    if let Some(p) = &a.plot {
+        for (run, svg) in r.runs.iter().zip(&seen.plots) {
+            let path = study::run_plot_path(p, &run.case, &run.profile);
+            Out::new(&path, "--plot", ".svg")?.write(svg.as_bytes())?;
+        }
+    }
     if let Some(out) = &report_out {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
@@ -425,13 +450,17 @@ fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
             ("command line", command_line()),
             ("study file", format!("{}\n\n{text}", file.display())),
         ];
-        let sections = [report::Section::Text("Results".into(), r.render())];
+        let mut sections = vec![report::Section::Text("Results".into(), r.render())];
+        for (run, svg) in r.runs.iter().zip(&seen.plots) {
+            let h = format!("Timeline: {} ({})", run.case, run.profile);
+            sections.push(report::Section::Svg(h, svg.clone()));
+        }
         let title = format!("study {}", a.name);
         out.write(report::html(&title, &inputs, &sections).as_bytes())?;
     }
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer(&mut out, &r)?;
+        serde_json::to_writer(&mut out, r)?;
         writeln!(out)?;
     } else {
         write!(out, "{}", r.render())?;

@@ -86,6 +86,16 @@ pub enum StudyError {
     /// A run's trace file (`--trace`).
     #[error(transparent)]
     Trace(#[from] crate::trace::write::WriteError),
+    /// A run's plot (`--plot`, `--report`).
+    #[error("{file}: case `{case}`: plot: {source}")]
+    Plot {
+        /// The study file.
+        file: String,
+        /// The case label.
+        case: String,
+        /// What the plotter said.
+        source: crate::see::plot::PlotError,
+    },
     /// A run failed (platform, workload or profile).
     #[error("{file}: case `{case}`: {source}")]
     Sim {
@@ -193,10 +203,9 @@ pub fn run(file: &Path) -> Result<StudyResult, StudyError> {
     run_traced(file, None)
 }
 
-/// The trace file of one run: `trace` with `CASE.PROFILE` before its extension (any
-/// character other than a letter, digit, `-` or `_` becomes `_`), e.g.
-/// `study.txt` → `study.lone_task.mainline.txt`.
-pub fn run_trace_path(trace: &Path, case: &str, profile: &str) -> PathBuf {
+/// `CASE.PROFILE` as a file name part (any character other than a letter, digit, `-` or
+/// `_` becomes `_`).
+fn run_tag(case: &str, profile: &str) -> String {
     let clean = |s: &str| -> String {
         s.chars()
             .map(|c| {
@@ -208,12 +217,44 @@ pub fn run_trace_path(trace: &Path, case: &str, profile: &str) -> PathBuf {
             })
             .collect()
     };
-    crate::trace::write::tagged(trace, &format!("{}.{}", clean(case), clean(profile)))
+    format!("{}.{}", clean(case), clean(profile))
+}
+
+/// The trace file of one run: `trace` with `CASE.PROFILE` before its extension, e.g.
+/// `study.txt` → `study.lone_task.mainline.txt`.
+pub fn run_trace_path(trace: &Path, case: &str, profile: &str) -> PathBuf {
+    crate::trace::write::tagged(trace, &run_tag(case, profile))
+}
+
+/// The plot file of one run for `study --plot PLOT`: a `PLOT` ending in `.svg` names the
+/// files as [`run_trace_path`] does (`plots.svg` → `plots.lone_task.mainline.svg`);
+/// any other `PLOT` is a directory that gets `CASE.PROFILE.svg`.
+pub fn run_plot_path(plot: &Path, case: &str, profile: &str) -> PathBuf {
+    if plot.extension().is_some_and(|e| e == "svg") {
+        crate::trace::write::tagged(plot, &run_tag(case, profile))
+    } else {
+        plot.join(format!("{}.svg", run_tag(case, profile)))
+    }
+}
+
+/// The runs of a study with, when asked for, each run's timeline plot (SVG), in
+/// [`StudyResult::runs`] order.
+pub struct Seen {
+    /// The result.
+    pub result: StudyResult,
+    /// Each run's SVG (`plot` asked), else empty.
+    pub plots: Vec<String>,
 }
 
 /// [`run`], recording each run's events to its [`run_trace_path`] when `trace` is given
 /// (every path is checked before the first run).
 pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, StudyError> {
+    run_seen(file, trace, false).map(|s| s.result)
+}
+
+/// [`run_traced`], also drawing each run's timeline (`simulate --plot`'s picture) when
+/// `plot` is set. Runs keep only their SVG, not their recording.
+pub fn run_seen(file: &Path, trace: Option<&Path>, plot: bool) -> Result<Seen, StudyError> {
     let (spec, jobs) = load(file)?;
     if let Some(t) = trace {
         crate::trace::write::Format::of(t)?;
@@ -229,16 +270,18 @@ pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, Stud
         .enumerate()
         .flat_map(|(j, job)| job.profiles.iter().map(move |p| (j, p.as_str())))
         .collect();
-    let results: Vec<Result<Metrics, StudyError>> = work
+    let results: Vec<Result<(Metrics, Option<String>), StudyError>> = work
         .par_iter()
         .map(|&(j, profile)| {
             let file = trace.map(|t| run_trace_path(t, &jobs[j].label, profile));
-            run_one(&jobs[j], profile, file.as_deref(), &fname)
+            run_one(&jobs[j], profile, file.as_deref(), plot, &fname)
         })
         .collect();
     let mut runs = Vec::with_capacity(work.len());
+    let mut plots = Vec::new();
     for ((j, profile), r) in work.iter().zip(results) {
-        let metrics = r?;
+        let (metrics, svg) = r?;
+        plots.extend(svg);
         runs.push(Run {
             case: jobs[*j].label.clone(),
             profile: (*profile).to_string(),
@@ -246,13 +289,14 @@ pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, Stud
         });
     }
     check_columns(&fname, &jobs, &runs)?;
-    Ok(StudyResult {
+    let result = StudyResult {
         study: spec.study,
         runs,
         description: spec.description,
         columns: jobs.into_iter().map(|j| (j.label, j.columns)).collect(),
         seed: spec.seed,
-    })
+    };
+    Ok(Seen { result, plots })
 }
 
 /// Every column names a metric of at least one run of its case (a misspelt column would
@@ -300,30 +344,51 @@ pub fn simulate_named(
     Ok(m)
 }
 
-/// One run of a study: [`simulate_named`], or traced into `trace` when given.
+/// One run of a study: [`simulate_named`], or recorded when its events go to `trace` or
+/// its timeline is drawn (`plot`).
 fn run_one(
     job: &Job,
     profile: &str,
     trace: Option<&Path>,
+    plot: bool,
     fname: &str,
-) -> Result<Metrics, StudyError> {
+) -> Result<(Metrics, Option<String>), StudyError> {
     let sim_err = |e: SimError| StudyError::Sim {
         file: fname.to_string(),
         case: job.label.clone(),
         source: Box::new(e),
     };
-    let Some(file) = trace else {
-        return simulate_named(&job.platform, &job.workload, profile, &job.cfg).map_err(sim_err);
-    };
+    if trace.is_none() && !plot {
+        let m = simulate_named(&job.platform, &job.workload, profile, &job.cfg).map_err(sim_err)?;
+        return Ok((m, None));
+    }
     let p = schedmath::Profile::from_name(profile)
         .map_err(|e| sim_err(SimError::Config(format!("profile `{profile}`: {e}"))))?;
     let tasks = tasks_from_workload(&job.workload).map_err(sim_err)?;
     let irq = &job.workload.global.irq_pct;
     let (mut m, t) =
         simulate_traced(&job.platform, &tasks, irq, &p, &job.cfg, &mut |_| {}).map_err(sim_err)?;
-    crate::trace::write::write_file(&t, file)?;
+    if let Some(file) = trace {
+        crate::trace::write::write_file(&t, file)?;
+    }
     m.profile = profile.to_string();
-    Ok(m)
+    let svg = plot
+        .then(|| {
+            let s = crate::see::signals::Signals::of(&t);
+            let run = crate::see::plot::Run {
+                label: "",
+                signals: &s,
+            };
+            let title = format!("{} ({profile})", job.label);
+            crate::see::plot::svg(&[run], &title)
+        })
+        .transpose()
+        .map_err(|source| StudyError::Plot {
+            file: fname.to_string(),
+            case: job.label.clone(),
+            source,
+        })?;
+    Ok((m, svg))
 }
 
 /// Parses `file` and prepares every case (sweeps expanded, files loaded and validated).

@@ -84,6 +84,19 @@ fn after<'a>(text: &'a str, prefix: &str) -> &'a str {
         .trim_end_matches(',')
 }
 
+/// The last line of `trace` at or before `at_ns` of `event` whose `key` is `val` (any,
+/// without a key).
+fn last_event<'a>(trace: &'a str, at_ns: u64, event: &str, key: Option<(&str, &str)>) -> &'a str {
+    let tag = format!(" {event}: ");
+    trace
+        .lines()
+        .skip(1)
+        .filter(|l| ts_ns(l) <= at_ns && l.contains(&tag))
+        .filter(|l| key.is_none_or(|(k, v)| field(l, k) == Some(v)))
+        .last()
+        .unwrap_or_else(|| panic!("no {event} {key:?}"))
+}
+
 #[test]
 fn explain_prints_the_values_the_trace_recorded() {
     let d = out_dir("explain");
@@ -96,14 +109,13 @@ fn explain_prints_the_values_the_trace_recorded() {
         let (rc, text, err) = cli("explain", &["--at", "1.5", "--cpu", &cpu.to_string()]);
         assert_eq!(rc, 0, "{err}");
         let before = || trace.lines().skip(1).filter(|l| ts_ns(l) <= at_ns);
+        let c = cpu.to_string();
         // The frequency: the CPU's last cpu_frequency event.
-        let freq = before()
-            .filter(|l| {
-                l.contains(" cpu_frequency: ") && field(l, "cpu_id") == Some(&cpu.to_string())
-            })
-            .last()
-            .and_then(|l| field(l, "state"))
-            .unwrap();
+        let freq = field(
+            last_event(&trace, at_ns, "cpu_frequency", Some(("cpu_id", &c))),
+            "state",
+        )
+        .unwrap();
         assert_eq!(after(&text, "cpu_frequency: "), freq, "cpu{cpu}:\n{text}");
         // schedutil: the last update of the CPU's domain (its `cpus` lists the CPU).
         let sugov = before()
@@ -143,13 +155,9 @@ fn explain_prints_the_values_the_trace_recorded() {
             let cols: Vec<&str> = row.split_whitespace().collect();
             assert_eq!((cols[1], cols[7]), (cfs, util), "{row}");
         }
-        // The idle selection: the CPU's last one.
-        let idle = before()
-            .filter(|l| {
-                l.contains(" schedmath__idle_select: ") && field(l, "cpu") == Some(&cpu.to_string())
-            })
-            .last()
-            .unwrap();
+        // The idle selection: the CPU's last one, and the rule the governor returned.
+        let idle = last_event(&trace, at_ns, "schedmath__idle_select", Some(("cpu", &c)));
+        assert_eq!(after(&text, "rule: "), field(idle, "rule").unwrap());
         assert_eq!(
             after(&text, "sleep length "),
             field(idle, "sleep_length").unwrap()
@@ -159,10 +167,7 @@ fn explain_prints_the_values_the_trace_recorded() {
             field(idle, "cpu_util").unwrap()
         );
         // Overutilized: the last change.
-        let ou = before()
-            .filter(|l| l.contains(" schedmath__overutilized: "))
-            .last()
-            .unwrap();
+        let ou = last_event(&trace, at_ns, "schedmath__overutilized", None);
         assert_eq!(
             after(&text, "that CPU: util_avg "),
             field(ou, "util_avg").unwrap()
@@ -350,6 +355,12 @@ fn report_is_self_contained_and_renders_without_console_errors() {
     ] {
         assert!(text.contains(want), "no {want}");
     }
+    renders_cleanly(&d, &html, &text);
+}
+
+/// `html` (its `text`) references nothing outside and renders in chromium with no
+/// console message (see the module doc).
+fn renders_cleanly(d: &Path, html: &Path, text: &str) {
     for bad in ["<script", "<link", "src=", "href=", "url(", "@import"] {
         assert!(
             !text.contains(bad),
@@ -374,12 +385,12 @@ fn report_is_self_contained_and_renders_without_console_errors() {
         lines.iter().any(|l| l.contains("probe-error")),
         "chromium did not log the probe's error: {lines:?}"
     );
-    let lines = render(&chromium, &html, &d.join("cmp.png"));
+    let lines = render(&chromium, html, &html.with_extension("png"));
     assert!(lines.is_empty(), "console messages: {lines:?}");
 }
 
 #[test]
-fn study_report_holds_the_study_file_and_table() {
+fn study_report_holds_the_study_file_table_and_one_plot_per_run() {
     let d = out_dir("study");
     // Beside the scenarios' parent, so its relative paths resolve.
     let file = d.join("t.toml");
@@ -389,9 +400,10 @@ fn study_report_holds_the_study_file_and_table() {
     )
     .unwrap();
     let html = d.join("t.html");
+    let plots = d.join("plots");
     let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
         .current_dir(root())
-        .args(["study", s(&file), "--report", s(&html)])
+        .args(["study", s(&file), "--report", s(&html), "--plot", s(&plots)])
         .output()
         .unwrap();
     assert_eq!(
@@ -411,6 +423,19 @@ fn study_report_holds_the_study_file_and_table() {
             .replace('<', "&lt;")
             .replace('>', "&gt;")
     ));
+    // One run per profile: one timeline each, inline and as CASE.PROFILE.svg.
+    assert_eq!(text.matches("<svg").count(), 2);
+    for h in ["Timeline: c (mainline)", "Timeline: c (ou-lone-task)"] {
+        assert!(text.contains(h), "no {h}");
+    }
+    for f in ["c.mainline.svg", "c.ou-lone-task.svg"] {
+        let svg = std::fs::read_to_string(plots.join(f)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("busy-0-1 util_avg"),
+            "{f}"
+        );
+    }
+    renders_cleanly(&d, &html, &text);
     let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
         .current_dir(root())
         .args(["study", s(&file), "--report", s(&d.join("t.svg"))])
@@ -418,4 +443,74 @@ fn study_report_holds_the_study_file_and_table() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(!d.join("t.svg").exists());
+}
+
+/// `simulate` of `workload` on `platform` for `secs`, traced as text; the trace.
+fn trace_text(d: &Path, platform: &str, workload: &str, secs: &str) -> String {
+    let txt = d.join("run.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
+        .current_dir(root())
+        .args(["simulate", "--platform", platform, "--workload", workload])
+        .args(["--duration", secs, "--trace", s(&txt)])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    std::fs::read_to_string(&txt).unwrap()
+}
+
+#[test]
+fn uclamp_util_se_clamps_each_tasks_util_by_its_rq() {
+    // Four hogs on the laptop; hog-1 gets uclamp_max 0 in its second phase.
+    let d = out_dir("uclamp");
+    let t = trace_text(
+        &d,
+        "fixtures/platforms/laptop-2c4t.toml",
+        "fixtures/scenarios/uclamp-busy-filter/hogs-util-max-0.json",
+        "1",
+    );
+    let ev: Vec<&str> = t
+        .lines()
+        .filter(|l| l.contains(" lisa__uclamp_util_se: "))
+        .collect();
+    assert!(ev.len() > 100, "{}", ev.len());
+    // LISA's field order, and hog-1 capped to 0 while it runs flat out.
+    assert!(t.contains(" 0.556000: lisa__uclamp_util_se: pid=2 comm=hog-1 cpu=1 util_avg=1022 uclamp_avg=0 uclamp_min=0 uclamp_max=0"));
+    assert!(t.contains(" 0.204000: lisa__uclamp_util_se: pid=1 comm=hog-0 cpu=0 util_avg=1014 uclamp_avg=1014 uclamp_min=0 uclamp_max=1024"));
+    // Every value is uclamp_rq_util_with(): util_avg clamped to [min, max] (min when the
+    // clamps cross), and a pelt_se event of the same task stands beside it.
+    for l in &ev {
+        let n = |k: &str| field(l, k).unwrap().parse::<u64>().unwrap();
+        let (u, lo, hi) = (n("util_avg"), n("uclamp_min"), n("uclamp_max"));
+        let want = if lo >= hi { lo } else { u.clamp(lo, hi) };
+        assert_eq!(n("uclamp_avg"), want, "{l}");
+    }
+    let se = t
+        .lines()
+        .filter(|l| l.contains(" lisa__sched_pelt_se: ") && l.contains("path=(null)"))
+        .count();
+    assert_eq!(se, ev.len());
+}
+
+#[test]
+fn cgroup_workload_traces_group_entities_and_cfs_rqs_with_their_path() {
+    // The lab's cgroup-weight workload: /fg and /bg groups.
+    let d = out_dir("cgroup");
+    let t = trace_text(
+        &d,
+        "fixtures/platforms/lab-qemu-2c.toml",
+        "fixtures/lab/workloads/cgroup-weight.json",
+        "1",
+    );
+    for path in ["/fg", "/bg"] {
+        // As the lab's 6.12 capture prints a group entity: path, comm=(null), pid=-1.
+        let se = format!("lisa__sched_pelt_se:  cpu=0 path={path} comm=(null) pid=-1 ");
+        let cfs = format!("lisa__sched_pelt_cfs: cpu=0 path={path} ");
+        let probe = format!("fn=se kind=group cpu=0 pid=-1 comm=(null) path={path} ");
+        for want in [&se, &cfs, &probe] {
+            assert!(t.contains(want.as_str()), "no `{want}`");
+        }
+    }
+    assert!(t.contains(" 0.192000: lisa__sched_pelt_cfs: cpu=0 path=/fg load=1004 util=894 update_time=1191999488 runnable=1004"));
+    // Tasks keep path=(null); the root cfs_rq keeps path=/.
+    assert!(t.contains("lisa__sched_pelt_cfs: cpu=0 path=/ "));
 }

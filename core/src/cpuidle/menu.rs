@@ -10,7 +10,7 @@
 //! u64 products wrap, quotients are truncated into `unsigned int`.
 
 use super::{
-    unsigned, CpuidleDevice, CpuidleDriver, ReflectEnv, SelectEnv, Selection, KTIME_MAX,
+    unsigned, CpuidleDevice, CpuidleDriver, IdleRule, ReflectEnv, SelectEnv, Selection, KTIME_MAX,
     NSEC_PER_USEC, RESIDENCY_THRESHOLD_NS,
 };
 
@@ -208,6 +208,11 @@ pub fn menu_select(
     {
         // State 0 whatever: keep the tick only if it polls.
         sel.stop_tick = !drv.is_polling(0);
+        sel.rule = if drv.state_count() <= 1 {
+            IdleRule::NoChoice
+        } else {
+            IdleRule::TimerOrLatencyState0
+        };
         return sel;
     }
 
@@ -217,12 +222,14 @@ pub fn menu_select(
     }
 
     let mut idx: Option<usize> = None;
+    sel.rule = IdleRule::Predicted;
     for i in 0..drv.state_count() {
         if dev.is_disabled(i) {
             continue;
         }
         let cur = *idx.get_or_insert(i);
         if drv.exit_latency_ns(i) > latency_req {
+            sel.rule = IdleRule::LatencyLimit;
             break;
         }
         if unsigned(tr(i)) > predicted_ns {
@@ -230,6 +237,7 @@ pub fn menu_select(
                 // Prefer a physical state to polling when a timer is not imminent.
                 predicted_ns = unsigned(tr(i));
                 idx = Some(i);
+                sel.rule = IdleRule::AvoidPolling;
                 break;
             }
             if predicted_ns < unsigned(tick) {
@@ -238,6 +246,7 @@ pub fn menu_select(
             if !env.tick_stopped {
                 // Shallow enough: keep the tick and let the governor run again.
                 predicted_ns = unsigned(tr(cur));
+                sel.rule = IdleRule::KeepTickShallow;
                 break;
             }
             // Tick stopped: take this state if it fits before the next event.
@@ -246,6 +255,7 @@ pub fn menu_select(
             } else {
                 cur
             };
+            sel.rule = IdleRule::TickStopped;
             return sel;
         }
         idx = Some(i);
@@ -261,6 +271,7 @@ pub fn menu_select(
                     continue;
                 }
                 idx = i;
+                sel.rule = IdleRule::TickFit;
                 if tr(i) <= delta_tick {
                     break;
                 }
@@ -466,6 +477,7 @@ mod tests {
         let sel = menu_select(&drv, &dev, &mut data, &env(-5));
         assert_eq!((data.next_timer_ns, data.bucket), (0, 0));
         assert_eq!((sel.idx, sel.stop_tick), (0, true));
+        assert_eq!(sel.rule, IdleRule::TimerOrLatencyState0);
     }
 
     #[test]

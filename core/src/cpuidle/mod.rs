@@ -265,6 +265,96 @@ pub struct Selection {
     pub util_queried: bool,
     /// teo v6.6/v6.10: its result (false when not evaluated).
     pub cpu_utilized: bool,
+    /// The branch of the governor that settled `idx` (the last one that moved it, or
+    /// the one that returned early): what `explain` prints, recorded at the call.
+    pub rule: IdleRule,
+}
+
+/// The branch of `teo_select()` / `menu_select()` that settled the state, named after
+/// the kernel's own tests (drivers/cpuidle/governors/teo.c, menu.c). Reporting only: no
+/// governor reads it back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum IdleRule {
+    /// No selection made (the default of an empty [`Selection`]).
+    #[default]
+    None,
+    /// Fewer than two states (teo: `drv->state_count < 2`, menu: `<= 1`), or none
+    /// enabled: state 0.
+    NoChoice,
+    /// One state enabled (teo `idx == idx0` after the first loop): that one.
+    OneEnabled,
+    /// teo v6.6/v6.10: a utilized CPU with two states takes the shallow non-polling one.
+    UtilizedTwoStates,
+    /// teo: intercepts are not the majority, so the deepest enabled state (where the
+    /// past idle durations mostly fell: the "hits") stays the candidate.
+    Hits,
+    /// teo: `2 * idx_intercept_sum > total - idx_hit_sum`: intercepts dominate, so the
+    /// deepest shallower state that most intercepted idle periods reached.
+    Intercepts,
+    /// teo v6.10: `idx_recent_sum > NR_RECENT / 2`: recent intercepts pull shallower.
+    RecentIntercepts,
+    /// teo v6.12: the intercepts chose state 0; the sleep length is learned and the tick
+    /// kept.
+    InterceptsChoseZero,
+    /// teo: `idx > constraint_idx`; menu: `exit_latency_ns > latency_req`: the PM QoS
+    /// latency limit caps the depth.
+    LatencyLimit,
+    /// teo mainline: a short candidate when short idles dominate (or the latency limit is
+    /// tight): the sleep length is not asked, the tick kept.
+    ShortIdles,
+    /// teo v6.6/v6.10: `teo_cpu_is_utilized()`: the closest shallower non-polling state.
+    Utilized,
+    /// teo: state 0 polls and the candidate's target residency is under
+    /// `RESIDENCY_THRESHOLD_NS`: no sleep length asked, the tick kept.
+    ShortResidency,
+    /// The sleep length (time to the next timer) is shorter than the candidate's target
+    /// residency: the deepest state that fits it (teo `teo_find_shallower_state()`).
+    SleepLength,
+    /// The tick stays (the state polls or the idle is shorter than a tick): the state is
+    /// fitted to the time to the next tick (`delta_tick`).
+    TickFit,
+    /// menu: `latency_req == 0`, or the next timer comes before state 1's target
+    /// residency, or the latency limit is below state 1's exit latency: state 0.
+    TimerOrLatencyState0,
+    /// menu: the deepest state whose target residency fits the predicted idle duration
+    /// (typical interval or corrected timer).
+    Predicted,
+    /// menu: a physical state instead of polling when the timer is not imminent.
+    AvoidPolling,
+    /// menu: the prediction is past the tick but the tick runs: the shallower state, and
+    /// the governor runs again at the tick.
+    KeepTickShallow,
+    /// menu: the tick is stopped: the deeper state if it fits before the next event.
+    TickStopped,
+}
+
+impl IdleRule {
+    /// Its name in records (`schedmath__idle_select`'s `rule=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            IdleRule::None => "none",
+            IdleRule::NoChoice => "no_choice",
+            IdleRule::OneEnabled => "one_enabled",
+            IdleRule::UtilizedTwoStates => "utilized_two_states",
+            IdleRule::Hits => "hits",
+            IdleRule::Intercepts => "intercepts",
+            IdleRule::RecentIntercepts => "recent_intercepts",
+            IdleRule::InterceptsChoseZero => "intercepts_chose_0",
+            IdleRule::LatencyLimit => "latency_limit",
+            IdleRule::ShortIdles => "short_idles",
+            IdleRule::Utilized => "utilized",
+            IdleRule::ShortResidency => "short_residency",
+            IdleRule::SleepLength => "sleep_length",
+            IdleRule::TickFit => "tick_fit",
+            IdleRule::TimerOrLatencyState0 => "timer_or_latency_0",
+            IdleRule::Predicted => "predicted",
+            IdleRule::AvoidPolling => "avoid_polling",
+            IdleRule::KeepTickShallow => "keep_tick_shallow",
+            IdleRule::TickStopped => "tick_stopped",
+        }
+    }
 }
 
 /// A governor's per-CPU data; which code runs is the [`IdleGovernor`] it was enabled with.

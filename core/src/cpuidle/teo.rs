@@ -25,8 +25,8 @@
 use crate::profile::IdleGovernor;
 
 use super::{
-    unsigned, CpuidleDevice, CpuidleDriver, ReflectEnv, SelectEnv, Selection, CPUIDLE_STATE_MAX,
-    KTIME_MAX, RESIDENCY_THRESHOLD_NS,
+    unsigned, CpuidleDevice, CpuidleDriver, IdleRule, ReflectEnv, SelectEnv, Selection,
+    CPUIDLE_STATE_MAX, KTIME_MAX, RESIDENCY_THRESHOLD_NS,
 };
 
 /// `PULSE`: what a metric grows by.
@@ -325,6 +325,9 @@ pub fn teo_select(
     } else {
         idx
     };
+    if sel.idx != idx {
+        sel.rule = IdleRule::TickFit;
+    }
     sel.stop_tick = false;
     sel
 }
@@ -354,6 +357,7 @@ fn teo_select_body(
     delta_tick: &mut i64,
 ) -> Exit {
     let state_count = drv.state_count();
+    sel.rule = IdleRule::NoChoice;
     if state_count < 2 {
         return Exit::OutTick(0);
     }
@@ -368,6 +372,7 @@ fn teo_select_body(
     };
     if cpu_utilized && state_count < 3 {
         // Two states: the shallow non-polling one, unless the tick is stopped already.
+        sel.rule = IdleRule::UtilizedTwoStates;
         if (idx == Some(0) && !drv.is_polling(0) && state_ok(0)) || dev.is_disabled(1) {
             return Exit::OutTick(0);
         }
@@ -402,6 +407,7 @@ fn teo_select_body(
     };
     if idx == idx0 {
         // One enabled state: use it; the tick stays if it is shallow.
+        sel.rule = IdleRule::OneEnabled;
         return Exit::End(idx, drv.target_residency_ns(idx), idx0);
     }
 
@@ -414,6 +420,7 @@ fn teo_select_body(
     };
 
     let prev_intercept_idx = idx;
+    sel.rule = IdleRule::Hits;
     let alt_intercepts = idx_intercept_sum.wrapping_mul(2) > cpu.total.wrapping_sub(idx_hit_sum);
     let alt_recent = util_aware(version) && idx_recent_sum > (NR_RECENT / 2) as u32;
     if alt_recent || alt_intercepts {
@@ -447,17 +454,27 @@ fn teo_select_body(
             }
             first_suitable_idx = i;
         }
+        if idx != prev_intercept_idx {
+            // Both tests may hold; recent intercepts (v6.10) are the stricter one.
+            sel.rule = if alt_recent {
+                IdleRule::RecentIntercepts
+            } else {
+                IdleRule::Intercepts
+            };
+        }
     }
 
     // v6.11-rc1 "Don't count non-existent intercepts": learn the sleep length when the
     // intercepts chose state 0, and skip the latency clamp.
     if version == IdleGovernor::TeoV6_12 && idx == 0 && prev_intercept_idx != 0 {
+        sel.rule = IdleRule::InterceptsChoseZero;
         query_sleep_length(cpu, env, sel, delta_tick);
         return Exit::OutTick(0);
     }
 
     if idx > constraint_idx {
         idx = constraint_idx;
+        sel.rule = IdleRule::LatencyLimit;
     }
 
     let duration_ns = if reworked(version) {
@@ -467,6 +484,7 @@ fn teo_select_body(
             && (cpu.short_idles.wrapping_mul(2) >= cpu.total
                 || env.latency_req_ns < LATENCY_THRESHOLD_NS)
         {
+            sel.rule = IdleRule::ShortIdles;
             return Exit::OutTick(idx);
         }
         let d = query_sleep_length(cpu, env, sel, delta_tick);
@@ -478,14 +496,16 @@ fn teo_select_body(
         if cpu_utilized {
             // Utilized CPU: the closest shallower non-polling state (v6.6/v6.10).
             let i = teo_find_shallower_state(drv, dev, idx, KTIME_MAX, true);
-            if state_ok(i) {
+            if state_ok(i) && i != idx {
                 idx = i;
+                sel.rule = IdleRule::Utilized;
             }
         }
         if idx == 0 {
             return Exit::OutTick(0);
         }
         if drv.is_polling(0) && drv.target_residency_ns(idx) < RESIDENCY_THRESHOLD_NS {
+            sel.rule = IdleRule::ShortResidency;
             return Exit::OutTick(idx);
         }
         query_sleep_length(cpu, env, sel, delta_tick)
@@ -495,8 +515,9 @@ fn teo_select_body(
         let i = teo_find_shallower_state(drv, dev, idx, duration_ns, false);
         // 6.6.y dropped the teo_state_ok() check here (mainline a03b2011808a, backported
         // Jan 2026); v6.10, v6.12 and the a7bee4e7 mainline still have it.
-        if version == IdleGovernor::TeoV6_6 || state_ok(i) {
+        if (version == IdleGovernor::TeoV6_6 || state_ok(i)) && i != idx {
             idx = i;
+            sel.rule = IdleRule::SleepLength;
         }
     }
 
@@ -705,7 +726,10 @@ mod tests {
         let drv = rk3399();
         let mut e = env(600_000);
         e.tick_stopped = true;
-        for (v, want) in [(IdleGovernor::TeoV6_6, 0), (IdleGovernor::TeoV6_10, 2)] {
+        for (v, want, rule) in [
+            (IdleGovernor::TeoV6_6, 0, IdleRule::SleepLength),
+            (IdleGovernor::TeoV6_10, 2, IdleRule::Hits),
+        ] {
             let mut cpu = teo_enable_device(v, 1024);
             let mut dev = CpuidleDevice {
                 last_state_idx: -1,
@@ -713,6 +737,7 @@ mod tests {
             };
             let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
             assert_eq!((sel.idx, sel.stop_tick), (want, true), "{v:?}");
+            assert_eq!(sel.rule, rule, "{v:?}");
         }
     }
 
@@ -730,9 +755,34 @@ mod tests {
         e.cpu_util = 17;
         let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
         assert_eq!((sel.idx, sel.cpu_utilized), (1, true));
+        assert_eq!(sel.rule, IdleRule::Utilized);
         e.cpu_util = 16;
         let sel = teo_select(&drv, &mut dev, &mut cpu, v, &e);
         assert_eq!((sel.idx, sel.cpu_utilized), (2, false));
+        assert_eq!(sel.rule, IdleRule::Hits);
+    }
+
+    #[test]
+    fn teo_intercepts_majority_picks_the_shallow_state_and_names_the_rule() {
+        // 800 of 1000 recent idles were intercepted in WFI: 2 * 800 > 1000 - 0, so the
+        // deepest shallower state most intercepts reached, state 0, wins over the 50 ms
+        // timer. v6.12 then learns the sleep length and keeps the tick.
+        let drv = rk3399();
+        for (v, rule, stop_tick) in [
+            (IdleGovernor::TeoMainline, IdleRule::Intercepts, false),
+            (IdleGovernor::TeoV6_12, IdleRule::InterceptsChoseZero, false),
+        ] {
+            let mut cpu = teo_enable_device(v, 1024);
+            cpu.state_bins[0].intercepts = 800;
+            cpu.state_bins[2].hits = 200;
+            cpu.total = 1000;
+            let mut dev = CpuidleDevice {
+                last_state_idx: -1,
+                ..CpuidleDevice::default()
+            };
+            let sel = teo_select(&drv, &mut dev, &mut cpu, v, &env(50_000_000));
+            assert_eq!((sel.idx, sel.stop_tick, sel.rule), (0, stop_tick, rule), "{v:?}");
+        }
     }
 
     #[test]

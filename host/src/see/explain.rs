@@ -7,6 +7,8 @@
 
 use std::fmt::Write;
 
+use schedmath::cpuidle::IdleRule;
+
 use crate::trace::record::{
     IdleSelectRec, Kind, OuRec, OuTest, PlacementRec, Rec, SugovRec, Trace, IDLE_PID,
     PWR_EVENT_EXIT,
@@ -111,6 +113,41 @@ pub fn explain(t: &Trace, at_ns: u64, cpu: u32) -> Result<Explained<'_>, Explain
 
 fn s(ns: u64) -> String {
     format!("{:.6}", ns as f64 / 1e9)
+}
+
+/// What an idle-governor rule means, for a person.
+fn idle_rule_text(r: IdleRule) -> &'static str {
+    match r {
+        IdleRule::None => "no selection",
+        IdleRule::NoChoice => "fewer than two states usable: state 0",
+        IdleRule::OneEnabled => "only one state enabled",
+        IdleRule::UtilizedTwoStates => "teo: CPU utilized, two states: the shallow non-polling one",
+        IdleRule::Hits => {
+            "teo: intercepts are not the majority: the deepest state the timer allows"
+        }
+        IdleRule::Intercepts => {
+            "teo: intercepts are the majority: the state most early wake-ups reached"
+        }
+        IdleRule::RecentIntercepts => "teo v6.10: recent intercepts pull to a shallower state",
+        IdleRule::InterceptsChoseZero => {
+            "teo v6.12: intercepts chose state 0; sleep length learned, tick kept"
+        }
+        IdleRule::LatencyLimit => "the PM QoS latency limit caps the depth",
+        IdleRule::ShortIdles => "teo: short idles dominate: a shallow state, tick kept",
+        IdleRule::Utilized => "teo: CPU utilized: the closest shallower non-polling state",
+        IdleRule::ShortResidency => {
+            "teo: state 0 polls and the candidate's residency is short: tick kept"
+        }
+        IdleRule::SleepLength => "the next timer comes before the candidate's target residency",
+        IdleRule::TickFit => "the tick stays: the state fitted to the time to the tick",
+        IdleRule::TimerOrLatencyState0 => {
+            "menu: next timer or latency limit below state 1: state 0"
+        }
+        IdleRule::Predicted => "menu: the deepest state the predicted idle duration fits",
+        IdleRule::AvoidPolling => "menu: a physical state rather than polling",
+        IdleRule::KeepTickShallow => "menu: prediction past the tick, tick running: shallower",
+        IdleRule::TickStopped => "menu: tick stopped: the deeper state if it fits",
+    }
 }
 
 fn yes(b: bool) -> &'static str {
@@ -306,6 +343,12 @@ impl Explained<'_> {
                     o,
                     "    sleep length {sl}, next tick in {} ns, cpu util {}",
                     r.delta_tick_ns, r.cpu_util
+                )?;
+                writeln!(
+                    o,
+                    "    rule: {} ({})",
+                    r.rule.name(),
+                    idle_rule_text(r.rule)
                 )?;
                 if let Some(u) = r.utilized {
                     writeln!(o, "    teo_cpu_is_utilized: {}", yes(u))?;

@@ -95,9 +95,9 @@ impl Signals {
                         _ => f.push((r.ts, u64::from(*state))),
                     }
                 }
-                Kind::PeltSe { pid, util, .. } => {
+                Kind::PeltSe { pid, avg, .. } => {
                     if let Some(i) = task(*pid) {
-                        s.util_avg[i].push((r.ts, *util));
+                        s.util_avg[i].push((r.ts, avg.util));
                     }
                 }
                 Kind::UtilEstSe { pid, enqueued, .. } => {

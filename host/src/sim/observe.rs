@@ -13,6 +13,8 @@
 //! Tasks are pids `1..`: task `i` of the run is pid `i + 1` (forked threads get the next
 //! pids in fork order); pid 0 is the idle task.
 
+use schedmath::pelt::SchedAvg;
+
 use crate::trace::record::{comm_of, Kind, PrevState, Rec, TaskRec, Trace, UeLayout, IDLE_PID};
 
 /// Most events one trace holds (about 2 GB at the largest records): a longer run is
@@ -39,6 +41,17 @@ pub struct TraceBuf {
     pub uclamp: bool,
     /// Events dropped past [`TRACE_EVENTS_MAX`].
     pub dropped: u64,
+    /// Per CPU, per task group: the group entity's PELT (see `tr_pelt_group_se`).
+    pub group_se: Vec<Vec<GroupSe>>,
+}
+
+/// A group entity's PELT state, kept by the trace alone.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GroupSe {
+    /// `se->avg`.
+    pub avg: SchedAvg,
+    /// `se->runnable_weight` (its cfs_rq's `h_nr_runnable` at the last update).
+    pub runnable_weight: u64,
 }
 
 impl TraceBuf {
@@ -64,7 +77,20 @@ impl TraceBuf {
             ue,
             uclamp: false,
             dropped: 0,
+            group_se: vec![Vec::new(); nr_cpus],
         }
+    }
+
+    /// Group `g`'s entity state on `cpu` (created zeroed at first use).
+    pub fn group_se(&mut self, cpu: usize, g: usize) -> &mut GroupSe {
+        if self.group_se.len() <= cpu {
+            self.group_se.resize(cpu + 1, Vec::new());
+        }
+        let per_cpu = &mut self.group_se[cpu];
+        if per_cpu.len() <= g {
+            per_cpu.resize(g + 1, GroupSe::default());
+        }
+        &mut per_cpu[g]
     }
 
     /// A forked task (the next pid).

@@ -16,6 +16,8 @@
 
 use std::borrow::Cow;
 
+use schedmath::cpuidle::IdleRule;
+
 /// pid of the idle task (`swapper/N`, printed `<idle>` as the current task).
 pub const IDLE_PID: i32 = 0;
 
@@ -284,6 +286,8 @@ pub struct IdleSelectRec {
     pub idx: u32,
     /// Whether the tick is stopped.
     pub stop_tick: bool,
+    /// The governor's branch that settled `idx`, as the core returned it.
+    pub rule: IdleRule,
     /// teo: `teo_cpu_is_utilized()` was evaluated / its result.
     pub utilized: Option<bool>,
     /// The governor's per-state statistics before the selection: teo's bins
@@ -319,6 +323,40 @@ pub struct OuRec {
     pub uclamp_min: u64,
     /// `rq->uclamp[UCLAMP_MAX]`.
     pub uclamp_max: u64,
+}
+
+/// The PELT signals LISA's `sched_pelt_*` events print, in their order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeltSignals {
+    /// `load_avg`.
+    pub load: u64,
+    /// `util_avg`.
+    pub util: u64,
+    /// `last_update_time` (PELT clock ns).
+    pub update_time: u64,
+    /// `runnable_avg`.
+    pub runnable: u64,
+}
+
+impl PeltSignals {
+    /// The signals of a `sched_avg` (after the update).
+    pub fn of(a: &AvgRec) -> Self {
+        PeltSignals {
+            load: a.load_avg,
+            util: a.util_avg,
+            update_time: a.last_update_time,
+            runnable: a.runnable_avg,
+        }
+    }
+
+    fn values(&self) -> [Val<'static>; 4] {
+        [
+            Val::U(self.load),
+            Val::U(self.util),
+            Val::U(self.update_time),
+            Val::U(self.runnable),
+        ]
+    }
 }
 
 /// What happened.
@@ -390,14 +428,8 @@ pub enum Kind {
         pid: i32,
         /// The group path for a group entity.
         path: String,
-        /// `load_avg`.
-        load: u64,
-        /// `util_avg`.
-        util: u64,
-        /// `last_update_time` (PELT clock ns).
-        update_time: u64,
-        /// `runnable_avg`.
-        runnable: u64,
+        /// Its signals.
+        avg: PeltSignals,
     },
     /// `lisa__sched_pelt_cfs`.
     PeltCfs {
@@ -405,14 +437,8 @@ pub enum Kind {
         cpu: u32,
         /// The group path (`/`: the root).
         path: String,
-        /// `load_avg`.
-        load: u64,
-        /// `util_avg`.
-        util: u64,
-        /// `last_update_time`.
-        update_time: u64,
-        /// `runnable_avg`.
-        runnable: u64,
+        /// Its signals.
+        avg: PeltSignals,
     },
     /// `lisa__sched_util_est_se`.
     UtilEstSe {
@@ -649,12 +675,41 @@ const fn dyn_text(key: &'static str) -> FieldDef {
     f(key, Ty::DynStr, Fmt::Str)
 }
 
+/// A layout printed without the `==>` of `sched_switch`.
+const fn def(name: &'static str, system: &'static str, fields: &'static [FieldDef]) -> EventDef {
+    EventDef {
+        name,
+        system,
+        fields,
+        arrow_before: None,
+    }
+}
+
+/// `cpu_frequency` and `cpu_idle` (include/trace/events/power.h's `cpu` class).
+const CPU_FIELDS: &[FieldDef] = &[u32f("state"), u32f("cpu_id")];
+
 const WAKEUP_FIELDS: &[FieldDef] = &[
     comm("comm"),
     d32("pid"),
     d32("prio"),
     f("target_cpu", Ty::I32, Fmt::Dec03),
 ];
+
+/// LISA's `sched_pelt_se` / `sched_pelt_cfs`: `cpu`, `path`, the entity's own fields,
+/// then [`PeltSignals`].
+macro_rules! pelt_fields {
+    ($($own:expr),*) => {
+        [
+            d32("cpu"),
+            path(),
+            $($own,)*
+            u64f("load"),
+            u64f("util"),
+            u64f("update_time"),
+            u64f("runnable"),
+        ]
+    };
+}
 
 macro_rules! avg_fields {
     ($p:literal, $($ue:literal),*) => {
@@ -730,52 +785,26 @@ pub static EVENTS: &[EventDef] = &[
         ],
         arrow_before: Some(4),
     },
-    EventDef {
-        name: "sched_waking",
-        system: "sched",
-        fields: WAKEUP_FIELDS,
-        arrow_before: None,
-    },
-    EventDef {
-        name: "sched_wakeup",
-        system: "sched",
-        fields: WAKEUP_FIELDS,
-        arrow_before: None,
-    },
-    EventDef {
-        name: "sched_wakeup_new",
-        system: "sched",
-        fields: WAKEUP_FIELDS,
-        arrow_before: None,
-    },
-    EventDef {
-        name: "sched_migrate_task",
-        system: "sched",
-        fields: &[
+    def("sched_waking", "sched", WAKEUP_FIELDS),
+    def("sched_wakeup", "sched", WAKEUP_FIELDS),
+    def("sched_wakeup_new", "sched", WAKEUP_FIELDS),
+    def(
+        "sched_migrate_task",
+        "sched",
+        &[
             comm("comm"),
             d32("pid"),
             d32("prio"),
             d32("orig_cpu"),
             d32("dest_cpu"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "cpu_frequency",
-        system: "power",
-        fields: &[u32f("state"), u32f("cpu_id")],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "cpu_idle",
-        system: "power",
-        fields: &[u32f("state"), u32f("cpu_id")],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "cpu_idle_miss",
-        system: "power",
-        fields: &[
+    ),
+    def("cpu_frequency", "power", CPU_FIELDS),
+    def("cpu_idle", "power", CPU_FIELDS),
+    def(
+        "cpu_idle_miss",
+        "power",
+        &[
             u32f("cpu_id"),
             u32f("state"),
             FieldDef {
@@ -785,40 +814,17 @@ pub static EVENTS: &[EventDef] = &[
                 fmt: Fmt::AboveBelow,
             },
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__sched_pelt_se",
-        system: "lisa",
-        fields: &[
-            d32("cpu"),
-            path(),
-            comm("comm"),
-            d32("pid"),
-            u64f("load"),
-            u64f("util"),
-            u64f("update_time"),
-            u64f("runnable"),
-        ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__sched_pelt_cfs",
-        system: "lisa",
-        fields: &[
-            d32("cpu"),
-            path(),
-            u64f("load"),
-            u64f("util"),
-            u64f("update_time"),
-            u64f("runnable"),
-        ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__sched_util_est_se",
-        system: "lisa",
-        fields: &[
+    ),
+    def(
+        "lisa__sched_pelt_se",
+        "lisa",
+        &pelt_fields!(comm("comm"), d32("pid")),
+    ),
+    def("lisa__sched_pelt_cfs", "lisa", &pelt_fields!()),
+    def(
+        "lisa__sched_util_est_se",
+        "lisa",
+        &[
             d32("cpu"),
             path(),
             comm("comm"),
@@ -827,36 +833,32 @@ pub static EVENTS: &[EventDef] = &[
             u32f("ewma"),
             u64f("util"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__sched_util_est_cfs",
-        system: "lisa",
-        fields: &[
+    ),
+    def(
+        "lisa__sched_util_est_cfs",
+        "lisa",
+        &[
             d32("cpu"),
             path(),
             u32f("enqueued"),
             u32f("ewma"),
             u64f("util"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__sched_overutilized",
-        system: "lisa",
-        fields: &[d32("overutilized"), f("span", Ty::Char(32), Fmt::Hex)],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__sched_cpu_capacity",
-        system: "lisa",
-        fields: &[d32("cpu"), u64f("capacity")],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "lisa__uclamp_util_se",
-        system: "lisa",
-        fields: &[
+    ),
+    def(
+        "lisa__sched_overutilized",
+        "lisa",
+        &[d32("overutilized"), f("span", Ty::Char(32), Fmt::Hex)],
+    ),
+    def(
+        "lisa__sched_cpu_capacity",
+        "lisa",
+        &[d32("cpu"), u64f("capacity")],
+    ),
+    def(
+        "lisa__uclamp_util_se",
+        "lisa",
+        &[
             d32("pid"),
             comm("comm"),
             d32("cpu"),
@@ -865,24 +867,21 @@ pub static EVENTS: &[EventDef] = &[
             u64f("uclamp_min"),
             u64f("uclamp_max"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "schedmath__pelt_update",
-        system: "schedmath",
-        fields: pelt_call_fields!("_ue"),
-        arrow_before: None,
-    },
-    EventDef {
-        name: "schedmath__pelt_update",
-        system: "schedmath",
-        fields: pelt_call_fields!("_ue_enq", "_ue_ewma"),
-        arrow_before: None,
-    },
-    EventDef {
-        name: "schedmath__sugov",
-        system: "schedmath",
-        fields: &[
+    ),
+    def(
+        "schedmath__pelt_update",
+        "schedmath",
+        pelt_call_fields!("_ue"),
+    ),
+    def(
+        "schedmath__pelt_update",
+        "schedmath",
+        pelt_call_fields!("_ue_enq", "_ue_ewma"),
+    ),
+    def(
+        "schedmath__sugov",
+        "schedmath",
+        &[
             d32("domain"),
             d32("cpu"),
             u32f("flags"),
@@ -896,12 +895,11 @@ pub static EVENTS: &[EventDef] = &[
             u32f("old_freq"),
             u32f("cur_freq"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "schedmath__placement",
-        system: "schedmath",
-        fields: &[
+    ),
+    def(
+        "schedmath__placement",
+        "schedmath",
+        &[
             d32("pid"),
             d32("prev_cpu"),
             d32("dst_cpu"),
@@ -913,12 +911,11 @@ pub static EVENTS: &[EventDef] = &[
             dyn_text("cpus"),
             dyn_text("pd_energy"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "schedmath__idle_select",
-        system: "schedmath",
-        fields: &[
+    ),
+    def(
+        "schedmath__idle_select",
+        "schedmath",
+        &[
             d32("cpu"),
             text("governor", 16),
             i64f("sleep_length"),
@@ -926,15 +923,15 @@ pub static EVENTS: &[EventDef] = &[
             u64f("cpu_util"),
             d32("idx"),
             d32("stop_tick"),
+            text("rule", 24),
             d32("utilized"),
             dyn_text("stats"),
         ],
-        arrow_before: None,
-    },
-    EventDef {
-        name: "schedmath__overutilized",
-        system: "schedmath",
-        fields: &[
+    ),
+    def(
+        "schedmath__overutilized",
+        "schedmath",
+        &[
             d32("overutilized"),
             d32("cpu"),
             text("test", 16),
@@ -944,8 +941,7 @@ pub static EVENTS: &[EventDef] = &[
             u64f("uclamp_min"),
             u64f("uclamp_max"),
         ],
-        arrow_before: None,
-    },
+    ),
 ];
 
 /// A field value.
@@ -1076,38 +1072,23 @@ impl Kind {
                 cpu,
                 pid,
                 path,
-                load,
-                util,
-                update_time,
-                runnable,
+                avg,
             } => {
                 let task = *pid > 0;
-                vec![
+                let mut v = vec![
                     u(*cpu),
                     s(if task { "(null)" } else { path }),
                     if task { cm(*pid) } else { s("(null)") },
                     i(*pid),
-                    Val::U(*load),
-                    Val::U(*util),
-                    Val::U(*update_time),
-                    Val::U(*runnable),
-                ]
+                ];
+                v.extend(avg.values());
+                v
             }
-            Kind::PeltCfs {
-                cpu,
-                path,
-                load,
-                util,
-                update_time,
-                runnable,
-            } => vec![
-                u(*cpu),
-                s(path),
-                Val::U(*load),
-                Val::U(*util),
-                Val::U(*update_time),
-                Val::U(*runnable),
-            ],
+            Kind::PeltCfs { cpu, path, avg } => {
+                let mut v = vec![u(*cpu), s(path)];
+                v.extend(avg.values());
+                v
+            }
             Kind::UtilEstSe {
                 cpu,
                 pid,
@@ -1263,6 +1244,7 @@ impl Kind {
                 Val::U(r.cpu_util),
                 u(r.idx),
                 b(r.stop_tick),
+                s(r.rule.name()),
                 Val::I(r.utilized.map_or(-1, i64::from)),
                 s(if r.stats.is_empty() { "-" } else { &r.stats }),
             ],

@@ -57,14 +57,17 @@ impl Engine<'_> {
         let Some(gr) = self.rqs[c].grq.get_mut(g) else {
             return false;
         };
-        __update_load_avg_cfs_rq(
+        let before = gr.avg;
+        let ret = __update_load_avg_cfs_rq(
             now,
             &mut gr.avg,
             gr.load_weight,
             gr.h_nr_running,
             has_curr,
             self.tables,
-        ) != 0
+        );
+        self.tr_pelt_grq(c, g, now, before, has_curr, ret);
+        ret != 0
     }
 
     /// `update_tg_load_avg()` of group `g`'s cfs_rq on `c`.
@@ -120,6 +123,7 @@ impl Engine<'_> {
                 self.update_grq_pelt(c, p);
             }
             self.update_tg_load(c, g);
+            self.tr_pelt_group_se(c, g, false);
             let tg = self.groups.tg(g);
             let gr = &self.rqs[c].grq[g];
             let shares = calc_group_shares(
@@ -160,6 +164,7 @@ impl Engine<'_> {
         for g in 1..self.groups.len() {
             self.update_grq_pelt(c, g);
             self.update_tg_load(c, g);
+            self.tr_pelt_group_se(c, g, true);
         }
     }
 

@@ -5,13 +5,16 @@
 
 use schedmath::cpuidle::{Governor, IdleMiss, Selection};
 use schedmath::pelt::{se_runnable, SchedAvg};
+use schedmath::uclamp::{uclamp_rq_util_with, UclampId};
 use schedmath::util_est::{UtilEst, UTIL_AVG_UNCHANGED};
 
 use super::*;
+use crate::sim::group::ROOT;
 use crate::sim::observe::{pid_of, TraceBuf};
 use crate::trace::record::{
-    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PeltCallRec, PeltFn, PlacementRec,
-    PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID, PWR_EVENT_EXIT,
+    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PeltCallRec, PeltFn, PeltSignals,
+    PlacementRec, PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID,
+    PWR_EVENT_EXIT,
 };
 
 /// `struct sched_avg` as a probe record prints it.
@@ -42,6 +45,22 @@ fn ue_pair(u: &UtilEst, task: bool) -> (u32, u32) {
         UtilEst::Mainline(v) if task => (v & mask, v & mask),
         UtilEst::Mainline(v) => (v, 0),
         UtilEst::PreV6_9 { enqueued, ewma } => (enqueued & mask, ewma),
+    }
+}
+
+/// Records the probe record `rec` of one PELT update call and, when it decayed (the
+/// kernel fires its `pelt_*_tp` tracepoint only then), the LISA event `lisa` makes of the
+/// CPU and the signals after the call.
+fn push_pelt(
+    buf: &mut TraceBuf,
+    ts: u64,
+    rec: PeltCallRec,
+    lisa: impl FnOnce(u32, PeltSignals) -> Kind,
+) {
+    let (cpu, ret, avg) = (rec.cpu, rec.ret, PeltSignals::of(&rec.after));
+    buf.push(ts, cpu as usize, Kind::PeltCall(Box::new(rec)));
+    if ret != 0 {
+        buf.push(ts, cpu as usize, lisa(cpu, avg));
     }
 }
 
@@ -187,6 +206,7 @@ impl Engine<'_> {
             cpu_util: env.cpu_util,
             idx: sel.idx as u32,
             stop_tick: sel.stop_tick,
+            rule: sel.rule,
             utilized: sel.util_queried.then_some(sel.cpu_utilized),
             stats,
         };
@@ -244,23 +264,150 @@ impl Engine<'_> {
             before: avg_rec(&before),
             after: avg_rec(&after),
         };
-        let ts = self.now;
-        buf.push(ts, c, Kind::PeltCall(Box::new(rec)));
-        if ret != 0 {
-            buf.push(
-                ts,
-                c,
-                Kind::PeltSe {
-                    cpu: c as u32,
-                    pid,
-                    path: String::new(),
-                    load: after.load_avg,
-                    util: after.util_avg,
-                    update_time: after.last_update_time,
-                    runnable: after.runnable_avg,
-                },
-            );
+        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltSe {
+            cpu,
+            pid,
+            path: String::new(),
+            avg,
+        });
+        if ret != 0 && buf.uclamp {
+            // LISA's uclamp_util_se hangs on the same pelt_se tracepoint, tasks only.
+            let rq = &self.rqs[c].uclamp;
+            let (cpu, now) = (c as u32, self.now);
+            let kind = Kind::UclampUtilSe {
+                pid,
+                cpu,
+                util_avg: after.util_avg,
+                uclamp_avg: uclamp_rq_util_with(rq, after.util_avg, None, &self.ucfg),
+                uclamp_min: u64::from(uclamp_rq_get(rq, UclampId::Min)),
+                uclamp_max: u64::from(uclamp_rq_get(rq, UclampId::Max)),
+            };
+            buf.push(now, c, kind);
         }
+    }
+
+    /// A `__update_load_avg_cfs_rq()` call on group `g`'s cfs_rq on `c` (`has_curr`: its
+    /// running argument): the probe record and, when it decayed, `lisa__sched_pelt_cfs`
+    /// with the group's path.
+    pub(super) fn tr_pelt_grq(
+        &mut self,
+        c: usize,
+        g: usize,
+        now: u64,
+        before: SchedAvg,
+        has_curr: bool,
+        ret: i32,
+    ) {
+        let Some(buf) = self.trace.as_deref_mut() else {
+            return;
+        };
+        let Some(gr) = self.rqs[c].grq.get(g) else {
+            return;
+        };
+        let path = self.groups.tg(g).path.clone();
+        let rec = PeltCallRec {
+            func: PeltFn::Cfs,
+            cpu: c as u32,
+            pid: -1,
+            path: path.clone(),
+            group: false,
+            now,
+            lw: gr.load_weight,
+            weight: 1,
+            load: scale_load_down(gr.load_weight),
+            runnable: u64::from(gr.h_nr_running),
+            running: has_curr,
+            on_rq: -1,
+            nr_queued: i64::from(gr.h_nr_running),
+            ret,
+            ue: buf.ue,
+            before: avg_rec(&before),
+            after: avg_rec(&gr.avg),
+        };
+        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
+            cpu,
+            path,
+            avg,
+        });
+    }
+
+    /// The PELT update of group `g`'s entity on `c` (`update_load_avg()` on `tg->se[cpu]`
+    /// in the enqueue/dequeue/tick walk, or from `__update_blocked_fair()` when
+    /// `blocked`): `lisa__sched_pelt_se` with the group's path and the probe record.
+    ///
+    /// The simulator keeps no group-entity PELT (its root cfs_rq sums the tasks
+    /// directly, see `sim::rq`), so the trace keeps it: the core's
+    /// `__update_load_avg_se()` on the entity's weight, queue state and runnable weight
+    /// as they are at the call (the kernel's `se_update_runnable()` refreshes that weight
+    /// after the update), attached at its first update. The kernel's propagation of
+    /// attach/detach (`update_tg_cfs_util()` & co.) is not modelled: util tracks the
+    /// group's running time as its cfs_rq's does.
+    pub(super) fn tr_pelt_group_se(&mut self, c: usize, g: usize, blocked: bool) {
+        let Some(buf) = self.trace.as_deref_mut() else {
+            return;
+        };
+        let (Some(gr), true) = (self.rqs[c].grq.get(g), g != ROOT) else {
+            return;
+        };
+        let parent = self.groups.tg(g).parent;
+        let parent_lut = match parent {
+            ROOT => self.rqs[c].cfs.last_update_time,
+            p => self.rqs[c]
+                .grq
+                .get(p)
+                .map_or(0, |pr| pr.avg.last_update_time),
+        };
+        let is_curr = self.rqs[c].curr.is_some_and(|t| {
+            self.tasks[t].is_fair() && self.groups.is_under(self.tasks[t].group, g)
+        });
+        let se = buf.group_se(c, g);
+        if se.avg.last_update_time == 0 {
+            // attach_entity_load_avg(): the entity starts at its cfs_rq's clock.
+            se.avg.last_update_time = parent_lut;
+            se.runnable_weight = u64::from(gr.h_nr_running);
+            return;
+        }
+        if blocked && se.avg.load_avg == 0 && se.avg.util_avg == 0 {
+            return; // skip_blocked_update(): nothing left to decay
+        }
+        let ent = SchedEntityPelt {
+            load_weight: gr.se_weight,
+            on_rq: gr.se_on_rq,
+            is_curr,
+            sched_delayed: false,
+            group_runnable_weight: Some(se.runnable_weight),
+        };
+        let now = rq_clock_pelt(&self.rqs[c].clock);
+        let before = se.avg;
+        let ret = __update_load_avg_se(now, &mut se.avg, &ent, self.tables);
+        let after = se.avg;
+        se.runnable_weight = u64::from(gr.h_nr_running); // se_update_runnable()
+        let path = self.groups.tg(g).path.clone();
+        let rec = PeltCallRec {
+            func: PeltFn::Se,
+            cpu: c as u32,
+            pid: -1,
+            path: path.clone(),
+            group: true,
+            now,
+            lw: gr.se_weight,
+            weight: scale_load_down(gr.se_weight),
+            load: u64::from(gr.se_on_rq),
+            runnable: se_runnable(&ent),
+            running: is_curr,
+            on_rq: i32::from(gr.se_on_rq),
+            nr_queued: i64::from(gr.h_nr_running),
+            ret,
+            ue: buf.ue,
+            before: avg_rec(&before),
+            after: avg_rec(&after),
+        };
+        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltSe {
+            cpu,
+            pid: -1,
+            path,
+            avg,
+        });
     }
 
     /// A `__update_load_avg_cfs_rq()` call on `c`'s root cfs_rq (`has_curr`: its
@@ -297,22 +444,11 @@ impl Engine<'_> {
             before: avg_rec(&before),
             after: avg_rec(&after),
         };
-        let ts = self.now;
-        buf.push(ts, c, Kind::PeltCall(Box::new(rec)));
-        if ret != 0 {
-            buf.push(
-                ts,
-                c,
-                Kind::PeltCfs {
-                    cpu: c as u32,
-                    path: "/".into(),
-                    load: after.load_avg,
-                    util: after.util_avg,
-                    update_time: after.last_update_time,
-                    runnable: after.runnable_avg,
-                },
-            );
-        }
+        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
+            cpu,
+            path: "/".into(),
+            avg,
+        });
     }
 
     /// `lisa__sched_util_est_cfs` of `c` (after util_est_enqueue / dequeue).

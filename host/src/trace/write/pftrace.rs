@@ -257,16 +257,14 @@ fn counters(t: &Trace, r: &Rec) -> Vec<(String, i64)> {
     let task = |pid: i32| format!("{}-{pid}", t.comm(pid));
     let v = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
     match &r.kind {
-        Kind::PeltCfs {
-            cpu, path, util, ..
-        } if path == "/" => {
-            vec![(format!("CPU{cpu} util_avg"), v(*util))]
+        Kind::PeltCfs { cpu, path, avg } if path == "/" => {
+            vec![(format!("CPU{cpu} util_avg"), v(avg.util))]
         }
         Kind::UtilEstCfs { cpu, enqueued, .. } => {
             vec![(format!("CPU{cpu} util_est.enqueued"), i64::from(*enqueued))]
         }
-        Kind::PeltSe { pid, util, .. } if *pid > 0 => {
-            vec![(format!("{} util_avg", task(*pid)), v(*util))]
+        Kind::PeltSe { pid, avg, .. } if *pid > 0 => {
+            vec![(format!("{} util_avg", task(*pid)), v(avg.util))]
         }
         Kind::UtilEstSe {
             pid,
