@@ -342,6 +342,20 @@ mod tests {
     }
 
     #[test]
+    fn em_pd_get_efficient_state_first_state_covering_util_in_limits() {
+        let mut pd = pd(); // performance 256, 512, 768, 1024
+        assert_eq!(em_pd_get_efficient_state(&pd, 0), 0);
+        assert_eq!(em_pd_get_efficient_state(&pd, 256), 0);
+        assert_eq!(em_pd_get_efficient_state(&pd, 257), 1);
+        assert_eq!(em_pd_get_efficient_state(&pd, 5000), 3);
+        pd.min_perf_state = 2;
+        assert_eq!(em_pd_get_efficient_state(&pd, 10), 2);
+        // A max_perf_state past the table is still the fallback (the kernel's trap).
+        pd.max_perf_state = 7;
+        assert_eq!(em_pd_get_efficient_state(&pd, 5000), 7);
+    }
+
+    #[test]
     fn em_cpu_energy_zero_sum_util_returns_zero_without_state() {
         assert_eq!(em_cpu_energy(&pd(), 500, 0, 1024), EmCpuEnergy::default());
     }
