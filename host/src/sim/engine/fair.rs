@@ -238,10 +238,8 @@ impl Engine<'_> {
             let resched = eevdf && update_deadline(se, base);
             // `t` is the rq's curr: the view is the one `nr_queued` is read from.
             let nr = self.update_min_vruntime_at(c, level);
-            if eevdf {
-                if nr > 1 && (resched || !protect_slice(self.se(c, e))) {
-                    self.rqs[c].need_resched = true;
-                }
+            if eevdf && nr > 1 && (resched || !protect_slice(self.se(c, e))) {
+                self.rqs[c].need_resched = true;
             }
             if level == ROOT {
                 break;
