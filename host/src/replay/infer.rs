@@ -103,6 +103,10 @@ pub struct InferReplay {
     lisa_stats: (HashMap<i32, EntityStats>, BTreeMap<u32, EntityStats>),
     /// One offset for every CPU (the guest's sched_clock is stable), if estimated.
     offsets: Option<ClockOffsets>,
+    /// Tasks moved while queued (load balancing), detached from their old cfs_rq and
+    /// attached to the new one at the next sched event: the kernel's enqueue updates the
+    /// cfs_rq before it attaches the task. (pid, CPU, trace time of the move)
+    pending_attach: Vec<(i32, u32, u64)>,
     /// util_est_update() runs before the dequeue's PELT update (v6.12's
     /// `dequeue_task_fair()`), not after it (v6.1).
     util_est_before_dequeue: bool,
@@ -290,6 +294,7 @@ impl InferReplay {
             cpus: BTreeMap::new(),
             probe_key: false,
             lisa_stats: Default::default(),
+            pending_attach: Vec::new(),
             util_est_before_dequeue: false,
         }
     }
@@ -306,7 +311,7 @@ impl InferReplay {
         let mut w = 0u64;
         let mut n = 0u32;
         for t in self.tasks.values() {
-            if t.cpu == cpu && t.on_rq {
+            if t.cpu == cpu && t.on_rq && !t.detached {
                 if let Some(tw) = t.weight {
                     w += tw << 10;
                     n += 1;
@@ -490,6 +495,14 @@ impl InferReplay {
 
     fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32) {
         let t = self.tables;
+        if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.detached) {
+            // Moved again before its attach: only the destination changes.
+            task.cpu = to;
+            for p in self.pending_attach.iter_mut().filter(|p| p.0 == pid) {
+                p.1 = to;
+            }
+            return;
+        }
         if self.tasks.get(&pid).is_some_and(|t| !t.on_rq && !t.detached) {
             // A sleeping task (wake-up migration, migrate_task_rq_fair()): its signal is
             // synced to the old cfs_rq's last update, no clock read
@@ -520,8 +533,9 @@ impl InferReplay {
             task.detached = true;
             return;
         }
+        // A queued task: dequeued (updated, detached) on the old CPU now, attached to the
+        // new one at the next sched event.
         self.update(Some(pid), from, ts);
-        self.update(None, to, ts);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
         };
@@ -533,8 +547,16 @@ impl InferReplay {
         if let Some(cfs) = self.cpus.get_mut(&from).and_then(|c| c.cfs.as_mut()) {
             detach_entity_load_avg(cfs, se, w, t);
         }
-        if let Some(cfs) = self.cpus.get_mut(&to).and_then(|c| c.cfs.as_mut()) {
-            attach_entity_load_avg(cfs, se, w, t);
+        task.detached = true;
+        self.pending_attach.push((pid, to, ts));
+    }
+
+    /// The attaches of [`InferReplay::pending_attach`], in order.
+    fn flush_attaches(&mut self) {
+        for (pid, cpu, ts) in std::mem::take(&mut self.pending_attach) {
+            if self.tasks.get(&pid).is_some_and(|t| t.cpu == cpu) {
+                self.attach_detached(pid, cpu, ts);
+            }
         }
     }
 
@@ -578,6 +600,18 @@ impl InferReplay {
 
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        if !self.pending_attach.is_empty()
+            && matches!(
+                ev,
+                Event::Switch(_)
+                    | Event::Wakeup { .. }
+                    | Event::Migrate { .. }
+                    | Event::HrtimerExpire { .. }
+                    | Event::Exit { .. }
+            )
+        {
+            self.flush_attaches();
+        }
         match *ev {
             Event::Switch(ref s) => self.switch(ts, cpu, s)?,
             Event::Wakeup {
@@ -732,9 +766,6 @@ impl InferReplay {
                 };
                 let mut p = ours;
                 __update_load_avg_cfs_rq(c.now, &mut p, w, n, curr, t);
-                if std::env::var_os("SCHEDMATH_INFER_DEBUG").is_some() {
-                    eprintln!("DBG {ts} cpu{ncpu} now={} w={w} n={n} curr={curr} ours_lut={} k_lut={} ours_before u/l/r={}/{}/{} k_before={}/{}/{} ours={}/{}/{} k={}/{}/{}", c.now, ours.last_update_time, kbefore.last_update_time, ours.util_avg, ours.load_avg, ours.runnable_avg, kbefore.util_avg, kbefore.load_avg, kbefore.runnable_avg, p.util_avg, p.load_avg, p.runnable_avg, kafter.util_avg, kafter.load_avg, kafter.runnable_avg);
-                }
                 compare(&mut cpu.stats, &p, &kafter, false);
                 cpu.stats.entity = format!("cpu{ncpu} /");
                 let perf = |u: u64| sugov_effective_cpu_perf(u, 0, 1024) as f64 * 100.0 / 1024.0;
@@ -769,9 +800,6 @@ impl InferReplay {
                     __update_load_avg_se(c.now, &mut p, &se, t);
                 }
                 let name = format!("pid {pid} {}", task.comm);
-                if std::env::var_os("SCHEDMATH_INFER_DEBUG").is_some() {
-                    eprintln!("DBG {ts} pid{pid} {:?} now={} on_rq={} curr={} ours_lut={} k_lut={} ours_before u/l/r={}/{}/{} k_before={}/{}/{} ours={}/{}/{} k={}/{}/{}", c.kind, c.now, se.on_rq, se.is_curr, ours.last_update_time, kbefore.last_update_time, ours.util_avg, ours.load_avg, ours.runnable_avg, kbefore.util_avg, kbefore.load_avg, kbefore.runnable_avg, p.util_avg, p.load_avg, p.runnable_avg, kafter.util_avg, kafter.load_avg, kafter.runnable_avg);
-                }
                 task.stats.entity = name;
                 compare(&mut task.stats, &p, &kafter, has_ue);
                 let _ = kbefore;
