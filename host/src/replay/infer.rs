@@ -229,7 +229,8 @@ pub fn clock_offset<R: std::io::Read>(
             Ok(Event::Switch(ref s)) => {
                 if let (Some(now), Some(b), false) = (st.1, base, s.prev_runnable()) {
                     if s.prev_pid != 0 {
-                        points[ClockPoint::SleepSwitch as usize].add(b, now as i64 - rec.ts_ns as i64);
+                        points[ClockPoint::SleepSwitch as usize]
+                            .add(b, now as i64 - rec.ts_ns as i64);
                     }
                 }
                 *st = (None, None);
@@ -392,8 +393,7 @@ impl InferReplay {
         let skip = self.cpus.get_mut(&cpu).and_then(|c| c.skip_clock.take());
         let ts = match skip {
             Some((wakee, at))
-                if at <= ts
-                    && (prev.is_none() || (s.prev_runnable() && s.next_pid == wakee)) =>
+                if at <= ts && (prev.is_none() || (s.prev_runnable() && s.next_pid == wakee)) =>
             {
                 at
             }
@@ -503,7 +503,11 @@ impl InferReplay {
             }
             return;
         }
-        if self.tasks.get(&pid).is_some_and(|t| !t.on_rq && !t.detached) {
+        if self
+            .tasks
+            .get(&pid)
+            .is_some_and(|t| !t.on_rq && !t.detached)
+        {
             // A sleeping task (wake-up migration, migrate_task_rq_fair()): its signal is
             // synced to the old cfs_rq's last update, no clock read
             // (remove_entity_load_avg()), and attached at the enqueue on the new CPU
