@@ -415,9 +415,18 @@ fn readme_inferred_replay_table_matches_the_replay() {
             };
             let r = schedmath_host::replay::run(&args).unwrap();
             assert_eq!(r.mode, "inferred");
-            let rel = cap.strip_prefix(&lab).unwrap().to_string_lossy().into_owned();
+            let rel = cap
+                .strip_prefix(&lab)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             want.push(infer_row(&rel, &r));
         }
     }
-    assert_eq!(rows, want, "README inferred-replay table is stale:\n{}", want.join("\n"));
+    assert_eq!(
+        rows,
+        want,
+        "README inferred-replay table is stale:\n{}",
+        want.join("\n")
+    );
 }

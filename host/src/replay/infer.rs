@@ -211,7 +211,8 @@ pub fn clock_offset<R: std::io::Read>(
     let mut points: [Hist; CLOCK_POINTS] = [Hist::new(), Hist::new(), Hist::new()];
     // per CPU: (pending update point and its timestamp, `now` of the last update since
     // the last sched event)
-    let mut state: BTreeMap<u32, (Option<(ClockPoint, u64)>, Option<u64>)> = BTreeMap::new();
+    type PerCpu = (Option<(ClockPoint, u64)>, Option<u64>);
+    let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
     while let Some(rec) = r.next_record()? {
         let ev = Event::parse(&rec);
         let st = state.entry(rec.cpu).or_default();
