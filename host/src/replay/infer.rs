@@ -940,3 +940,26 @@ fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Optio
         && runnable.is_none_or(|r| r == ours.runnable_avg);
     s.exact += u64::from(same);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_update_point_takes_its_own_offset() {
+        let o = ClockOffsets {
+            global: 1_000,
+            point: [Some(1_007), Some(-28_000), None],
+        };
+        // The rq clock is `at() + global`: the point's own offset from its event.
+        assert_eq!(
+            o.at(ClockPoint::Waking, 5_000) as i64 + o.global,
+            5_000 + 1_007
+        );
+        assert_eq!(
+            o.at(ClockPoint::SleepSwitch, 50_000) as i64 + o.global,
+            50_000 - 28_000
+        );
+        assert_eq!(o.at(ClockPoint::Tick, 5_000), 5_000);
+    }
+}
