@@ -379,3 +379,78 @@ fn averages_and_clocks_beyond_the_kernels_range_are_skipped() {
         );
     }
 }
+
+/// One README row of the inferred-replay table: rt-app threads, then root cfs_rqs
+/// (updates, exact %, update-weighted mean / max |util error|).
+fn infer_row(rel: &str, r: &schedmath_host::replay::Report) -> String {
+    let agg = |pick: &dyn Fn(&str) -> bool| {
+        let es: Vec<_> = r.entities.iter().filter(|e| pick(&e.entity)).collect();
+        let n: u64 = es.iter().map(|e| e.updates).sum();
+        let x: u64 = es.iter().map(|e| e.exact).sum();
+        let sum: u128 = es.iter().map(|e| e.err[0].sum).sum();
+        let max = es.iter().map(|e| e.err[0].max).max().unwrap_or(0);
+        let d = n.max(1) as f64;
+        format!(
+            "{n} | {:.1} % | {:.2} / {max}",
+            100.0 * x as f64 / d,
+            sum as f64 / d
+        )
+    };
+    format!(
+        "| {rel} | {} | {} |",
+        agg(&|e| e.starts_with("pid ") && e.ends_with(" rt-app")),
+        agg(&|e| e.starts_with("cpu") && e.ends_with(" /"))
+    )
+}
+
+/// README.md's inferred-replay table (`--infer`, probe records only as the answer key) is
+/// what the replay measures on every committed capture.
+#[test]
+fn readme_inferred_replay_table_matches_the_replay() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let head = "| capture | rt-app threads: updates |";
+    let table = &readme[readme.find(head).expect("inferred-replay table")..];
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let lab = root().join("fixtures/lab");
+    let mut want = Vec::new();
+    let mut kernels: Vec<_> = std::fs::read_dir(&lab)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && !p.ends_with("workloads"))
+        .collect();
+    kernels.sort();
+    for kernel in kernels {
+        let mut caps: Vec<_> = std::fs::read_dir(&kernel)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        caps.sort();
+        for cap in caps {
+            let args = schedmath_host::replay::ReplayArgs {
+                trace: cap.join("report.txt.gz"),
+                profile: None,
+                kernel: None,
+                infer: true,
+                json: false,
+            };
+            let r = schedmath_host::replay::run(&args).unwrap();
+            assert_eq!(r.mode, "inferred");
+            let rel = cap
+                .strip_prefix(&lab)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            want.push(infer_row(&rel, &r));
+        }
+    }
+    assert_eq!(
+        rows,
+        want,
+        "README inferred-replay table is stale:\n{}",
+        want.join("\n")
+    );
+}

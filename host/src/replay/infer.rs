@@ -67,6 +67,12 @@ struct Task {
     avg: Option<SchedAvg>,
     /// `sched_process_exit` seen: its load leaves at its last switch-out.
     exiting: bool,
+    /// Trace time of its pending `sched_waking`: try_to_wake_up() reads the target rq's
+    /// clock for the enqueue right after it, before `sched_wakeup` is written.
+    waking: Option<u64>,
+    /// Migrated while asleep: detached from its old cfs_rq (`last_update_time` = 0 in
+    /// the kernel), attached at the enqueue on the new one.
+    detached: bool,
     stats: EntityStats,
 }
 
@@ -79,6 +85,10 @@ struct Cpu {
     stats: EntityStats,
     /// (sum of the kernel's perf requests, ours, count) at the cfs_rq's answer-key points.
     perf: (f64, f64, u64),
+    /// A wake-up onto this CPU set need_resched on its current task: the next
+    /// `__schedule()` skips update_rq_clock() (`rq_clock_skip_update()` in
+    /// wakeup_preempt()) and runs on that wake-up's clock. (wakee pid, trace time)
+    skip_clock: Option<(i32, u64)>,
 }
 
 /// The inferred replay's state.
@@ -92,56 +102,178 @@ pub struct InferReplay {
     probe_key: bool,
     lisa_stats: (HashMap<i32, EntityStats>, BTreeMap<u32, EntityStats>),
     /// One offset for every CPU (the guest's sched_clock is stable), if estimated.
-    global_offset: Option<i64>,
+    offsets: Option<ClockOffsets>,
+    /// Tasks moved while queued (load balancing), detached from their old cfs_rq and
+    /// attached to the new one at the next sched event: the kernel's enqueue updates the
+    /// cfs_rq before it attaches the task. (pid, CPU, trace time of the move)
+    pending_attach: Vec<(i32, u32, u64)>,
     /// util_est_update() runs before the dequeue's PELT update (v6.12's
     /// `dequeue_task_fair()`), not after it (v6.1).
     util_est_before_dequeue: bool,
 }
 
-/// Which statistic of `now - timestamp` over the answer key is the clock offset.
-const OFFSET_PERCENTILE: f64 = 100.0;
+/// Where the kernel reads the rq clock relative to the event the replay sees: the
+/// update points whose clock read is not at the event itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockPoint {
+    /// try_to_wake_up() reads the target rq's clock for the enqueue just after writing
+    /// `sched_waking`.
+    Waking,
+    /// `__schedule()` reads it before dequeuing a task that sleeps, well before
+    /// `sched_switch` is written.
+    SleepSwitch,
+    /// sched_tick() reads it inside the tick's handler, after `hrtimer_expire_entry`.
+    Tick,
+}
 
-/// The offset from the trace clock to the rq clock (ns), estimated over the whole trace
-/// from the answer key: each record's `now` (probe) or `update_time` (LISA) minus its
-/// timestamp. The kernel reads its clock before it writes the event, so every difference
-/// is at most the true offset; the largest one is the estimate ([`OFFSET_PERCENTILE`]).
-/// One pass, a fixed-size histogram (1 µs bins, ±32 ms around the first difference).
-pub fn clock_offset<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<i64>> {
+const CLOCK_POINTS: usize = 3;
+
+/// The trace-clock → rq-clock offsets (ns) of the inferred replay, estimated over the whole
+/// trace from the answer key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClockOffsets {
+    /// rq clock minus trace clock: the largest `now - timestamp` of any answer-key record
+    /// (the kernel reads its clock before it writes the event, so every difference is at
+    /// most the true offset).
+    pub global: i64,
+    /// Per [`ClockPoint`]: the median of the kernel's `now` at the first update after
+    /// that event (before the switch, for [`ClockPoint::SleepSwitch`]) minus the event's
+    /// timestamp; `None` when the trace has no such pair.
+    pub point: [Option<i64>; CLOCK_POINTS],
+}
+
+impl ClockOffsets {
+    /// The rq-clock instant of an update whose clock read belongs to event `p` written at
+    /// `ts`, as a trace time (to which [`ClockOffsets::global`] is then added).
+    pub fn at(&self, p: ClockPoint, ts: u64) -> u64 {
+        match self.point[p as usize] {
+            Some(o) => ts.wrapping_add_signed(o - self.global),
+            None => ts,
+        }
+    }
+}
+
+/// A fixed-size histogram of ns differences (1 µs bins, ±32 ms around a base): the
+/// estimates take one pass and constant memory, whatever the trace's length.
+struct Hist {
+    bins: Vec<u32>,
+    n: u64,
+}
+
+impl Hist {
     const BINS: usize = 1 << 16;
+
+    fn new() -> Self {
+        Hist {
+            bins: vec![0; Self::BINS],
+            n: 0,
+        }
+    }
+
+    fn add(&mut self, base: i64, d: i64) {
+        // Clocks and stamps are at most i64::MAX (the readers refuse larger ones), so
+        // only a difference of differences can overflow: out of range either way.
+        let bin = d.checked_sub(base).map_or(-1, |x| x / 1000);
+        if (0..Self::BINS as i64).contains(&bin) {
+            self.bins[bin as usize] += 1;
+            self.n += 1;
+        }
+    }
+
+    /// The value at `pct` % of the samples (bin centre).
+    fn percentile(&self, base: i64, pct: f64) -> Option<i64> {
+        if self.n == 0 {
+            return None;
+        }
+        let want = ((pct / 100.0) * self.n as f64).ceil().max(1.0) as u64;
+        let mut seen = 0u64;
+        for (i, &h) in self.bins.iter().enumerate() {
+            seen += u64::from(h);
+            if seen >= want {
+                return Some(base.saturating_add(i as i64 * 1000 + 500));
+            }
+        }
+        None
+    }
+}
+
+/// The clock offsets of the inferred replay ([`ClockOffsets`]), from the answer key: each
+/// record's `now` (probe) or `update_time` (LISA) minus its timestamp; per CPU, the pairs
+/// of an update point's event and the kernel's update that read the clock there.
+pub fn clock_offset<R: std::io::Read>(
+    input: R,
+    name: &str,
+) -> anyhow::Result<Option<ClockOffsets>> {
     let mut r = crate::trace::report::ReportReader::new(
         std::io::BufReader::with_capacity(1 << 16, input),
         name,
     );
     let mut base: Option<i64> = None;
-    let mut hist = vec![0u32; BINS];
-    let mut n = 0u64;
+    let mut all = Hist::new();
+    let mut points: [Hist; CLOCK_POINTS] = [Hist::new(), Hist::new(), Hist::new()];
+    // per CPU: (pending update point and its timestamp, `now` of the last update since
+    // the last sched event)
+    type PerCpu = (Option<(ClockPoint, u64)>, Option<u64>);
+    let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
     while let Some(rec) = r.next_record()? {
-        let clock = match Event::parse(&rec) {
-            Ok(Event::PeltCall(c)) => c.now,
+        let ev = Event::parse(&rec);
+        let st = state.entry(rec.cpu).or_default();
+        let clock = match ev {
+            Ok(Event::PeltCall(ref c)) => {
+                st.1 = Some(c.now);
+                if let (Some((p, ts)), Some(b)) = (st.0.take(), base) {
+                    points[p as usize].add(b, c.now as i64 - ts as i64);
+                }
+                c.now
+            }
             Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
                 update_time
             }
+            Ok(Event::Switch(ref s)) => {
+                if let (Some(now), Some(b), false) = (st.1, base, s.prev_runnable()) {
+                    if s.prev_pid != 0 {
+                        points[ClockPoint::SleepSwitch as usize]
+                            .add(b, now as i64 - rec.ts_ns as i64);
+                    }
+                }
+                *st = (None, None);
+                continue;
+            }
+            Ok(Event::Wakeup { waking: true, .. }) => {
+                *st = (Some((ClockPoint::Waking, rec.ts_ns)), None);
+                continue;
+            }
+            Ok(Event::HrtimerExpire { function, .. }) if is_tick(function) => {
+                *st = (Some((ClockPoint::Tick, rec.ts_ns)), None);
+                continue;
+            }
+            Ok(Event::Wakeup { .. } | Event::Exit { .. }) => {
+                st.1 = None;
+                continue;
+            }
             _ => continue,
         };
-        // Both are at most i64::MAX (the event and report readers refuse larger ones).
         let d = clock as i64 - rec.ts_ns as i64;
-        let b = *base.get_or_insert(d.saturating_sub((BINS as i64 / 2) * 1000));
-        let bin = d.checked_sub(b).map_or(-1, |x| x / 1000);
-        if (0..BINS as i64).contains(&bin) {
-            hist[bin as usize] += 1;
-            n += 1;
-        }
+        let b = *base.get_or_insert(d.saturating_sub((Hist::BINS as i64 / 2) * 1000));
+        all.add(b, d);
     }
     let Some(b) = base else { return Ok(None) };
-    let want = ((OFFSET_PERCENTILE / 100.0) * n as f64).ceil().max(1.0) as u64;
-    let mut seen = 0u64;
-    for (i, &h) in hist.iter().enumerate() {
-        seen += u64::from(h);
-        if seen >= want {
-            return Ok(Some(b.saturating_add(i as i64 * 1000 + 500)));
-        }
-    }
-    Ok(None)
+    let Some(global) = all.percentile(b, 100.0) else {
+        return Ok(None);
+    };
+    Ok(Some(ClockOffsets {
+        global,
+        point: [
+            points[0].percentile(b, 50.0),
+            points[1].percentile(b, 50.0),
+            points[2].percentile(b, 50.0),
+        ],
+    }))
+}
+
+/// The tick's hrtimer callback: tick_sched_timer (6.1), tick_nohz_handler (6.12).
+fn is_tick(function: &str) -> bool {
+    function.starts_with("tick_sched_timer") || function.starts_with("tick_nohz_handler")
 }
 
 fn se_pelt(t: &Task) -> SchedEntityPelt {
@@ -156,9 +288,9 @@ fn se_pelt(t: &Task) -> SchedEntityPelt {
 
 impl InferReplay {
     /// A replay under `profile`.
-    pub fn new(profile: Profile, global_offset: Option<i64>) -> Self {
+    pub fn new(profile: Profile, offsets: Option<ClockOffsets>) -> Self {
         InferReplay {
-            global_offset,
+            offsets,
             profile,
             tables: PeltTables::of(profile.halflife),
             ue_cpu: UtilEstCpu::default(),
@@ -166,6 +298,7 @@ impl InferReplay {
             cpus: BTreeMap::new(),
             probe_key: false,
             lisa_stats: Default::default(),
+            pending_attach: Vec::new(),
             util_est_before_dequeue: false,
         }
     }
@@ -182,7 +315,7 @@ impl InferReplay {
         let mut w = 0u64;
         let mut n = 0u32;
         for t in self.tasks.values() {
-            if t.cpu == cpu && t.on_rq {
+            if t.cpu == cpu && t.on_rq && !t.detached {
                 if let Some(tw) = t.weight {
                     w += tw << 10;
                     n += 1;
@@ -193,10 +326,16 @@ impl InferReplay {
         (w, n, has_curr)
     }
 
+    /// The trace time standing for the clock read of update point `p` whose event was
+    /// written at `ts`.
+    fn at(&self, p: ClockPoint, ts: u64) -> u64 {
+        self.offsets.map_or(ts, |o| o.at(p, ts))
+    }
+
     /// The rq clock of `cpu` at trace time `ts`, once calibrated.
     fn clock(&self, cpu: u32, ts: u64) -> Option<u64> {
-        let off = match self.global_offset {
-            Some(o) => o,
+        let off = match self.offsets {
+            Some(o) => o.global,
             None => self.cpus.get(&cpu)?.offset?,
         };
         Some(ts.wrapping_add_signed(off))
@@ -208,17 +347,22 @@ impl InferReplay {
             return;
         };
         let t = self.tables;
+        // An inferred instant can fall before the entity's last update (a wake-up's
+        // clock is read before `sched_migrate_task` is written): nothing to add then; the
+        // kernel's clock never goes back, so its phase must not be reset either.
         if let Some(pid) = pid {
-            if let Some(task) = self.tasks.get_mut(&pid) {
+            if let Some(task) = self.tasks.get_mut(&pid).filter(|t| !t.detached) {
                 let se = se_pelt(task);
                 if let (Some(avg), Some(_)) = (task.avg.as_mut(), task.weight) {
-                    __update_load_avg_se(now, avg, &se, t);
+                    if now >= avg.last_update_time {
+                        __update_load_avg_se(now, avg, &se, t);
+                    }
                 }
             }
         }
         let (w, n, curr) = self.cfs_inputs(cpu);
         if let Some(c) = self.cpus.get_mut(&cpu) {
-            if let Some(cfs) = c.cfs.as_mut() {
+            if let Some(cfs) = c.cfs.as_mut().filter(|c| now >= c.last_update_time) {
                 __update_load_avg_cfs_rq(now, cfs, w, n, curr, t);
             }
         }
@@ -247,6 +391,18 @@ impl InferReplay {
         }
         let prev = (s.prev_pid != 0).then_some(s.prev_pid);
         let ue_cpu = self.ue_cpu;
+        // The wake-up that preempted the idle task (or the task it preempts) left the rq
+        // clock as it read it: this switch's updates happen at that instant.
+        let skip = self.cpus.get_mut(&cpu).and_then(|c| c.skip_clock.take());
+        let ts = match skip {
+            Some((wakee, at))
+                if at <= ts && (prev.is_none() || (s.prev_runnable() && s.next_pid == wakee)) =>
+            {
+                at
+            }
+            _ if s.prev_pid != 0 && !s.prev_runnable() => self.at(ClockPoint::SleepSwitch, ts),
+            _ => ts,
+        };
         let sleeping = !s.prev_runnable();
         if let Some(p) = prev.filter(|_| sleeping && self.util_est_before_dequeue) {
             if let Some(avg) = self.tasks.get_mut(&p).and_then(|t| t.avg.as_mut()) {
@@ -254,6 +410,9 @@ impl InferReplay {
             }
         }
         // Everything up to now ran with the old flags.
+        if s.next_pid != 0 {
+            self.attach_detached(s.next_pid, cpu, ts);
+        }
         self.update(prev, cpu, ts);
         if s.next_pid != 0 {
             self.update(Some(s.next_pid), cpu, ts);
@@ -338,9 +497,52 @@ impl InferReplay {
     }
 
     fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32) {
-        self.update(Some(pid), from, ts);
-        self.update(None, to, ts);
         let t = self.tables;
+        if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.detached) {
+            // Moved again before its attach: only the destination changes.
+            task.cpu = to;
+            for p in self.pending_attach.iter_mut().filter(|p| p.0 == pid) {
+                p.1 = to;
+            }
+            return;
+        }
+        if self
+            .tasks
+            .get(&pid)
+            .is_some_and(|t| !t.on_rq && !t.detached)
+        {
+            // A sleeping task (wake-up migration, migrate_task_rq_fair()): its signal is
+            // synced to the old cfs_rq's last update, no clock read
+            // (remove_entity_load_avg()), and attached at the enqueue on the new CPU
+            // (update_load_avg() with DO_ATTACH), after that cfs_rq's update.
+            let old_lut = self
+                .cpus
+                .get(&from)
+                .and_then(|c| c.cfs)
+                .map(|c| c.last_update_time);
+            let Some(task) = self.tasks.get_mut(&pid) else {
+                return;
+            };
+            task.cpu = to;
+            let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+            let mut blocked = se_pelt(task);
+            blocked.on_rq = false;
+            blocked.is_curr = false;
+            let Some(se) = task.avg.as_mut() else {
+                return;
+            };
+            if let Some(lut) = old_lut.filter(|&l| l >= se.last_update_time) {
+                __update_load_avg_se(lut, se, &blocked, t);
+            }
+            if let Some(cfs) = self.cpus.get_mut(&from).and_then(|c| c.cfs.as_mut()) {
+                detach_entity_load_avg(cfs, se, w, t);
+            }
+            task.detached = true;
+            return;
+        }
+        // A queued task: dequeued (updated, detached) on the old CPU now, attached to the
+        // new one at the next sched event.
+        self.update(Some(pid), from, ts);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
         };
@@ -352,7 +554,36 @@ impl InferReplay {
         if let Some(cfs) = self.cpus.get_mut(&from).and_then(|c| c.cfs.as_mut()) {
             detach_entity_load_avg(cfs, se, w, t);
         }
-        if let Some(cfs) = self.cpus.get_mut(&to).and_then(|c| c.cfs.as_mut()) {
+        task.detached = true;
+        self.pending_attach.push((pid, to, ts));
+    }
+
+    /// The attaches of [`InferReplay::pending_attach`], in order.
+    fn flush_attaches(&mut self) {
+        for (pid, cpu, ts) in std::mem::take(&mut self.pending_attach) {
+            if self.tasks.get(&pid).is_some_and(|t| t.cpu == cpu) {
+                self.attach_detached(pid, cpu, ts);
+            }
+        }
+    }
+
+    /// enqueue_entity() of a task migrated while asleep: the cfs_rq's update, then
+    /// attach_entity_load_avg() (the task takes the cfs_rq's last_update_time).
+    fn attach_detached(&mut self, pid: i32, cpu: u32, ts: u64) {
+        if !self.tasks.get(&pid).is_some_and(|t| t.detached) {
+            return;
+        }
+        self.update(None, cpu, ts);
+        let t = self.tables;
+        let Some(task) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        task.detached = false;
+        let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+        if let (Some(se), Some(cfs)) = (
+            task.avg.as_mut(),
+            self.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()),
+        ) {
             attach_entity_load_avg(cfs, se, w, t);
         }
     }
@@ -376,6 +607,18 @@ impl InferReplay {
 
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        if !self.pending_attach.is_empty()
+            && matches!(
+                ev,
+                Event::Switch(_)
+                    | Event::Wakeup { .. }
+                    | Event::Migrate { .. }
+                    | Event::HrtimerExpire { .. }
+                    | Event::Exit { .. }
+            )
+        {
+            self.flush_attaches();
+        }
         match *ev {
             Event::Switch(ref s) => self.switch(ts, cpu, s)?,
             Event::Wakeup {
@@ -388,6 +631,16 @@ impl InferReplay {
             } => {
                 let target = target_cpu.unwrap_or(cpu);
                 let weight = prio_weight(prio);
+                // The enqueue's clock: read just after `sched_waking` (a new task has none).
+                let ts = self
+                    .tasks
+                    .get_mut(&pid)
+                    .and_then(|t| t.waking.take())
+                    .filter(|&w| w <= ts)
+                    .unwrap_or(ts);
+                if let Some(c) = self.cpus.get_mut(&target) {
+                    c.skip_clock = Some((pid, ts));
+                }
                 if new {
                     let t = self.task(pid, comm);
                     t.cpu = target;
@@ -400,12 +653,22 @@ impl InferReplay {
                     if let Some(from) = from.filter(|&f| f != target) {
                         self.migrate(ts, pid, from, target);
                     }
+                    self.attach_detached(pid, target, ts);
                     self.update(Some(pid), target, ts);
                 }
                 let t = self.task(pid, comm);
                 t.on_rq = true;
                 t.cpu = target;
                 t.weight = weight;
+            }
+            Event::Wakeup {
+                comm,
+                pid,
+                waking: true,
+                ..
+            } => {
+                let ts = self.at(ClockPoint::Waking, ts);
+                self.task(pid, comm).waking = Some(ts);
             }
             Event::Migrate {
                 pid,
@@ -417,12 +680,12 @@ impl InferReplay {
                 // removed load into the old cfs_rq at that CPU's next update).
                 self.migrate(ts, pid, orig_cpu, dest_cpu);
             }
-            // The tick: tick_sched_timer (6.1), tick_nohz_handler (6.12).
-            Event::HrtimerExpire { function, .. }
-                if function.starts_with("tick_sched_timer")
-                    || function.starts_with("tick_nohz_handler") =>
-            {
-                let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
+            Event::HrtimerExpire { function, .. } if is_tick(function) => {
+                let ts = self.at(ClockPoint::Tick, ts);
+                let c = self.cpus.entry(cpu).or_default();
+                // A tick's schedule() reads the clock afresh.
+                c.skip_clock = None;
+                let curr = c.curr.unwrap_or(0);
                 self.update((curr != 0).then_some(curr), cpu, ts);
             }
             Event::Exit { pid, .. } => {
@@ -678,4 +941,27 @@ fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Optio
         && ours.load_avg == load
         && runnable.is_none_or(|r| r == ours.runnable_avg);
     s.exact += u64::from(same);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_update_point_takes_its_own_offset() {
+        let o = ClockOffsets {
+            global: 1_000,
+            point: [Some(1_007), Some(-28_000), None],
+        };
+        // The rq clock is `at() + global`: the point's own offset from its event.
+        assert_eq!(
+            o.at(ClockPoint::Waking, 5_000) as i64 + o.global,
+            5_000 + 1_007
+        );
+        assert_eq!(
+            o.at(ClockPoint::SleepSwitch, 50_000) as i64 + o.global,
+            50_000 - 28_000
+        );
+        assert_eq!(o.at(ClockPoint::Tick, 5_000), 5_000);
+    }
 }

@@ -194,7 +194,7 @@ pub fn replay_with<R: Read>(
     profile: Profile,
     what_if: bool,
     force_infer: bool,
-    clock_offset: Option<i64>,
+    clock_offset: Option<infer::ClockOffsets>,
 ) -> anyhow::Result<Report> {
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);

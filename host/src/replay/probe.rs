@@ -132,7 +132,9 @@ impl ProbeReplay {
                 // A util_est change between calls: util_est_update at the last dequeue.
                 let mut est = ours;
                 util_est_update(&mut est, true, &ue_cpu);
-                if est.util_est != ours.util_est || kbefore.util_est != ours.util_est {
+                // Only when the kernel's changed: a trace whose first `sched_util_est_se`
+                // comes later must not count a migration's restart as an update.
+                if kbefore.util_est != ours.util_est {
                     let s = &mut ent.stats;
                     s.updates += 1;
                     s.err[3].add(util_est_of(&est), util_est_of(&kbefore));

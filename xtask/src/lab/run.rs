@@ -327,11 +327,12 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     let mut events: Vec<String> = KERNEL_EVENTS.iter().map(|e| format!("-e {e}")).collect();
     events.push("-e schedmath".into());
     events.push("-e lisa".into());
-    // rt-app's ns per loop, measured once per accelerator (and icount) and kept
+    // rt-app's ns per loop, measured once per accelerator and icount shift (guest ns
+    // per instruction is 2^shift, so the ns per loop scales with it) and kept
     let tcg_key = |kvm: bool| match (kvm, args.icount) {
-        (true, _) => "kvm",
-        (false, None) => "tcg",
-        (false, Some(_)) => "tcg-icount",
+        (true, _) => "kvm".to_string(),
+        (false, None) => "tcg".to_string(),
+        (false, Some(s)) => format!("tcg-icount{s}"),
     };
     let calib_path = |accel: &str| lab.join(format!("rtapp-calibration-{accel}"));
     let calib_for = |accel: &str| {
@@ -346,7 +347,7 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
             names.join(" "),
             events.join(" "),
             args.buffer_kb,
-            calib_for(tcg_key(try_kvm)).map_or(String::new(), |n| n.to_string())
+            calib_for(&tcg_key(try_kvm)).map_or(String::new(), |n| n.to_string())
         )
         .into_bytes(),
         0o644,
@@ -411,8 +412,9 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     if args.icount.is_some() && accel == "tcg" {
         accel = "tcg-icount";
     }
-    if let (Some(n), None) = (con.calibration_ns, calib_for(accel)) {
-        std::fs::write(calib_path(accel), format!("{n}\n"))?;
+    let calib_key = tcg_key(accel == "kvm");
+    if let (Some(n), None) = (con.calibration_ns, calib_for(&calib_key)) {
+        std::fs::write(calib_path(&calib_key), format!("{n}\n"))?;
     }
 
     // results
@@ -478,6 +480,7 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
         "workload": name,
         "cpus": args.cpus,
         "accel": accel,
+        "icount_shift": if accel == "tcg-icount" { args.icount } else { None },
         "duration_s": split.duration_s,
         "hz": config_value(&config, "CONFIG_HZ").and_then(|v| v.parse::<u32>().ok()),
         "preempt": preempt,
