@@ -435,7 +435,16 @@ fn study_cmd(a: &StudyArgs) -> anyhow::Result<bool> {
     }
     let file = study::resolve(&a.name, &a.scenarios);
     let keep = a.plot.is_some() || report_out.is_some();
-    let seen = study::run_seen(&file, a.trace.as_deref(), keep)?;
+    let draw = |t: &schedmath_host::trace::record::Trace, title: &str| {
+        let s = schedmath_host::see::signals::Signals::of(t);
+        let run = schedmath_host::see::plot::Run {
+            label: "",
+            signals: &s,
+        };
+        schedmath_host::see::plot::svg(&[run], title).map_err(|e| e.to_string())
+    };
+    let draw: Option<&study::Draw> = if keep { Some(&draw) } else { None };
+    let seen = study::run_seen(&file, a.trace.as_deref(), draw)?;
     let r = &seen.result;
     if let Some(p) = &a.plot {
         for (run, svg) in r.runs.iter().zip(&seen.plots) {

@@ -87,14 +87,14 @@ pub enum StudyError {
     #[error(transparent)]
     Trace(#[from] crate::trace::write::WriteError),
     /// A run's plot (`--plot`, `--report`).
-    #[error("{file}: case `{case}`: plot: {source}")]
+    #[error("{file}: case `{case}`: plot: {msg}")]
     Plot {
         /// The study file.
         file: String,
         /// The case label.
         case: String,
         /// What the plotter said.
-        source: crate::see::plot::PlotError,
+        msg: String,
     },
     /// A run failed (platform, workload or profile).
     #[error("{file}: case `{case}`: {source}")]
@@ -249,12 +249,20 @@ pub struct Seen {
 /// [`run`], recording each run's events to its [`run_trace_path`] when `trace` is given
 /// (every path is checked before the first run).
 pub fn run_traced(file: &Path, trace: Option<&Path>) -> Result<StudyResult, StudyError> {
-    run_seen(file, trace, false).map(|s| s.result)
+    run_seen(file, trace, None).map(|s| s.result)
 }
 
-/// [`run_traced`], also drawing each run's timeline (`simulate --plot`'s picture) when
-/// `plot` is set. Runs keep only their SVG, not their recording.
-pub fn run_seen(file: &Path, trace: Option<&Path>, plot: bool) -> Result<Seen, StudyError> {
+/// How a run's recording becomes its picture (`see::plot` at the CLI, a layer above):
+/// (recording, title) → SVG or the plotter's message.
+pub type Draw = dyn Fn(&crate::trace::record::Trace, &str) -> Result<String, String> + Sync;
+
+/// [`run_traced`], also drawing each run's timeline with `plot` when given. Runs keep
+/// only their SVG, not their recording.
+pub fn run_seen(
+    file: &Path,
+    trace: Option<&Path>,
+    plot: Option<&Draw>,
+) -> Result<Seen, StudyError> {
     let (spec, jobs) = load(file)?;
     if let Some(t) = trace {
         crate::trace::write::Format::of(t)?;
@@ -350,7 +358,7 @@ fn run_one(
     job: &Job,
     profile: &str,
     trace: Option<&Path>,
-    plot: bool,
+    plot: Option<&Draw>,
     fname: &str,
 ) -> Result<(Metrics, Option<String>), StudyError> {
     let sim_err = |e: SimError| StudyError::Sim {
@@ -358,7 +366,7 @@ fn run_one(
         case: job.label.clone(),
         source: Box::new(e),
     };
-    if trace.is_none() && !plot {
+    if trace.is_none() && plot.is_none() {
         let m = simulate_named(&job.platform, &job.workload, profile, &job.cfg).map_err(sim_err)?;
         return Ok((m, None));
     }
@@ -373,20 +381,12 @@ fn run_one(
     }
     m.profile = profile.to_string();
     let svg = plot
-        .then(|| {
-            let s = crate::see::signals::Signals::of(&t);
-            let run = crate::see::plot::Run {
-                label: "",
-                signals: &s,
-            };
-            let title = format!("{} ({profile})", job.label);
-            crate::see::plot::svg(&[run], &title)
-        })
+        .map(|draw| draw(&t, &format!("{} ({profile})", job.label)))
         .transpose()
-        .map_err(|source| StudyError::Plot {
+        .map_err(|msg| StudyError::Plot {
             file: fname.to_string(),
             case: job.label.clone(),
-            source,
+            msg,
         })?;
     Ok((m, svg))
 }

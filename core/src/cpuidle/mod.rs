@@ -524,6 +524,14 @@ mod tests {
     }
 
     #[test]
+    fn idle_rule_name_is_the_record_word() {
+        assert_eq!(IdleRule::Intercepts.name(), "intercepts");
+        assert_eq!(IdleRule::InterceptsChoseZero.name(), "intercepts_chose_0");
+        assert_eq!(IdleRule::TimerOrLatencyState0.name(), "timer_or_latency_0");
+        assert_eq!(IdleRule::default().name(), "none");
+    }
+
+    #[test]
     fn below_compares_only_the_first_enabled_deeper_state() {
         let drv = rk3399();
         let mut dev = CpuidleDevice::default();

@@ -781,7 +781,11 @@ mod tests {
                 ..CpuidleDevice::default()
             };
             let sel = teo_select(&drv, &mut dev, &mut cpu, v, &env(50_000_000));
-            assert_eq!((sel.idx, sel.stop_tick, sel.rule), (0, stop_tick, rule), "{v:?}");
+            assert_eq!(
+                (sel.idx, sel.stop_tick, sel.rule),
+                (0, stop_tick, rule),
+                "{v:?}"
+            );
         }
     }
 

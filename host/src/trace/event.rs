@@ -484,6 +484,19 @@ fn pelt_call(body: &str) -> Result<PeltCall<'_>, BadField> {
     })
 }
 
+/// The signals LISA's `sched_pelt_se` and `sched_pelt_cfs` share: (load, runnable (absent
+/// before v5.7), util, update_time).
+type PeltSignals = (u64, Option<u64>, u64, u64);
+
+fn pelt_signals(b: &str) -> Result<PeltSignals, BadField> {
+    Ok((
+        avg(b, "load", u64::MAX)?,
+        opt_avg(b, "runnable", u64::MAX)?,
+        avg(b, "util", u32::MAX.into())?,
+        clock(b, "update_time")?,
+    ))
+}
+
 impl<'a> Event<'a> {
     /// Types a record; `Err` names the field that is missing or bad.
     pub fn parse(r: &Record<'a>) -> Result<Event<'a>, BadField> {
@@ -511,35 +524,44 @@ impl<'a> Event<'a> {
                 comm: get(b, "comm").unwrap_or(""),
                 pid: num(b, "pid")?,
             },
-            "cpu_idle" => Event::CpuIdle {
-                state: num(b, "state")?,
-                cpu: num(b, "cpu_id")?,
-            },
-            "cpu_frequency" => Event::CpuFrequency {
-                state: num(b, "state")?,
-                cpu: num(b, "cpu_id")?,
-            },
+            "cpu_idle" | "cpu_frequency" => {
+                // power.h's `cpu` class: one layout, two events.
+                let (state, cpu) = (num(b, "state")?, num(b, "cpu_id")?);
+                match name {
+                    "cpu_idle" => Event::CpuIdle { state, cpu },
+                    _ => Event::CpuFrequency { state, cpu },
+                }
+            }
             "hrtimer_expire_entry" => Event::HrtimerExpire {
                 function: get(b, "function").unwrap_or(""),
                 now: opt_num(b, "now")?,
             },
-            "sched_pelt_se" => Event::PeltSe {
-                cpu: num(b, "cpu")?,
-                pid: num(b, "pid")?,
-                comm: get(b, "comm").unwrap_or(""),
-                load: avg(b, "load", u64::MAX)?,
-                runnable: opt_avg(b, "runnable", u64::MAX)?,
-                util: avg(b, "util", u32::MAX.into())?,
-                update_time: clock(b, "update_time")?,
-            },
-            "sched_pelt_cfs" => Event::PeltCfs {
-                cpu: num(b, "cpu")?,
-                path: get(b, "path").unwrap_or("/"),
-                load: avg(b, "load", u64::MAX)?,
-                runnable: opt_avg(b, "runnable", u64::MAX)?,
-                util: avg(b, "util", u32::MAX.into())?,
-                update_time: clock(b, "update_time")?,
-            },
+            "sched_pelt_se" => {
+                // Fields in the order the errors name them: cpu, pid, then the signals.
+                let (cpu, pid) = (num(b, "cpu")?, num(b, "pid")?);
+                let (load, runnable, util, update_time) = pelt_signals(b)?;
+                Event::PeltSe {
+                    cpu,
+                    pid,
+                    comm: get(b, "comm").unwrap_or(""),
+                    load,
+                    runnable,
+                    util,
+                    update_time,
+                }
+            }
+            "sched_pelt_cfs" => {
+                let cpu = num(b, "cpu")?;
+                let (load, runnable, util, update_time) = pelt_signals(b)?;
+                Event::PeltCfs {
+                    cpu,
+                    path: get(b, "path").unwrap_or("/"),
+                    load,
+                    runnable,
+                    util,
+                    update_time,
+                }
+            }
             "sched_util_est_se" => Event::UtilEstSe {
                 cpu: num(b, "cpu")?,
                 pid: num(b, "pid")?,

@@ -64,6 +64,48 @@ fn push_pelt(
     }
 }
 
+/// The probe record of an `__update_load_avg_se()` call (`ent`) or of
+/// `__update_load_avg_blocked_se()` (`None`) on CPU `c`, the entity's identity, weight
+/// and queue count left for the caller (task: none, group: its cfs_rq's).
+fn se_call(
+    c: usize,
+    now: u64,
+    ent: Option<&SchedEntityPelt>,
+    ret: i32,
+    ue: UeLayout,
+    (before, after): (&SchedAvg, &SchedAvg),
+) -> PeltCallRec {
+    let (func, load, runnable, running, on_rq) = match ent {
+        Some(e) => (
+            PeltFn::Se,
+            u64::from(e.on_rq),
+            se_runnable(e),
+            e.is_curr,
+            i32::from(e.on_rq),
+        ),
+        None => (PeltFn::BlockedSe, 0, 0, false, 0),
+    };
+    PeltCallRec {
+        func,
+        cpu: c as u32,
+        pid: -1,
+        path: String::new(),
+        group: false,
+        now,
+        lw: ent.map_or(0, |e| e.load_weight),
+        weight: 0,
+        load,
+        runnable,
+        running,
+        on_rq,
+        nr_queued: -1,
+        ret,
+        ue,
+        before: avg_rec(before),
+        after: avg_rec(after),
+    }
+}
+
 impl Engine<'_> {
     /// Starts recording (before the first event).
     pub(super) fn tr_begin(&mut self, names: &[String]) {
@@ -234,35 +276,13 @@ impl Engine<'_> {
         let pid = pid_of(t);
         let after = task.avg;
         let lw = scale_load(task.weight);
-        let (func, load, runnable, running, on_rq) = match ent {
-            Some(e) => (
-                PeltFn::Se,
-                u64::from(e.on_rq),
-                se_runnable(e),
-                e.is_curr,
-                i32::from(e.on_rq),
-            ),
-            None => (PeltFn::BlockedSe, 0, 0, false, 0),
-        };
-        let path = self.groups.tg(task.group).path.clone();
         let rec = PeltCallRec {
-            func,
-            cpu: c as u32,
             pid,
-            path,
-            group: false,
-            now,
+            path: self.groups.tg(task.group).path.clone(),
             lw,
             weight: task.weight,
-            load,
-            runnable,
-            running,
-            on_rq,
             nr_queued: -1,
-            ret,
-            ue: buf.ue,
-            before: avg_rec(&before),
-            after: avg_rec(&after),
+            ..se_call(c, now, ent, ret, buf.ue, (&before, &after))
         };
         push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltSe {
             cpu,
@@ -286,9 +306,9 @@ impl Engine<'_> {
         }
     }
 
-    /// A `__update_load_avg_cfs_rq()` call on group `g`'s cfs_rq on `c` (`has_curr`: its
-    /// running argument): the probe record and, when it decayed, `lisa__sched_pelt_cfs`
-    /// with the group's path.
+    /// A `__update_load_avg_cfs_rq()` call on group `g`'s cfs_rq on `c` (the root's:
+    /// `ROOT`; `has_curr`: its running argument): the probe record and, when it decayed,
+    /// `lisa__sched_pelt_cfs` with the group's path (`/` for the root).
     pub(super) fn tr_pelt_grq(
         &mut self,
         c: usize,
@@ -301,10 +321,19 @@ impl Engine<'_> {
         let Some(buf) = self.trace.as_deref_mut() else {
             return;
         };
-        let Some(gr) = self.rqs[c].grq.get(g) else {
-            return;
+        let r = &self.rqs[c];
+        let (lw, nr, after, path) = match g {
+            ROOT => (r.cfs_load_weight, r.nr_fair, &r.cfs, "/".to_string()),
+            _ => match r.grq.get(g) {
+                Some(gr) => (
+                    gr.load_weight,
+                    gr.h_nr_running,
+                    &gr.avg,
+                    self.groups.tg(g).path.clone(),
+                ),
+                None => return,
+            },
         };
-        let path = self.groups.tg(g).path.clone();
         let rec = PeltCallRec {
             func: PeltFn::Cfs,
             cpu: c as u32,
@@ -312,17 +341,17 @@ impl Engine<'_> {
             path: path.clone(),
             group: false,
             now,
-            lw: gr.load_weight,
+            lw,
             weight: 1,
-            load: scale_load_down(gr.load_weight),
-            runnable: u64::from(gr.h_nr_running),
+            load: scale_load_down(lw),
+            runnable: u64::from(nr),
             running: has_curr,
             on_rq: -1,
-            nr_queued: i64::from(gr.h_nr_running),
+            nr_queued: i64::from(nr),
             ret,
             ue: buf.ue,
             before: avg_rec(&before),
-            after: avg_rec(&gr.avg),
+            after: avg_rec(after),
         };
         push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
             cpu,
@@ -384,23 +413,12 @@ impl Engine<'_> {
         se.runnable_weight = u64::from(gr.h_nr_running); // se_update_runnable()
         let path = self.groups.tg(g).path.clone();
         let rec = PeltCallRec {
-            func: PeltFn::Se,
-            cpu: c as u32,
-            pid: -1,
             path: path.clone(),
             group: true,
-            now,
             lw: gr.se_weight,
             weight: scale_load_down(gr.se_weight),
-            load: u64::from(gr.se_on_rq),
-            runnable: se_runnable(&ent),
-            running: is_curr,
-            on_rq: i32::from(gr.se_on_rq),
             nr_queued: i64::from(gr.h_nr_running),
-            ret,
-            ue: buf.ue,
-            before: avg_rec(&before),
-            after: avg_rec(&after),
+            ..se_call(c, now, Some(&ent), ret, buf.ue, (&before, &after))
         };
         push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltSe {
             cpu,
@@ -420,35 +438,7 @@ impl Engine<'_> {
         has_curr: bool,
         ret: i32,
     ) {
-        let Some(buf) = self.trace.as_deref_mut() else {
-            return;
-        };
-        let r = &self.rqs[c];
-        let after = r.cfs;
-        let rec = PeltCallRec {
-            func: PeltFn::Cfs,
-            cpu: c as u32,
-            pid: -1,
-            path: "/".into(),
-            group: false,
-            now,
-            lw: r.cfs_load_weight,
-            weight: 1,
-            load: scale_load_down(r.cfs_load_weight),
-            runnable: u64::from(r.nr_fair),
-            running: has_curr,
-            on_rq: -1,
-            nr_queued: i64::from(r.nr_fair),
-            ret,
-            ue: buf.ue,
-            before: avg_rec(&before),
-            after: avg_rec(&after),
-        };
-        push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
-            cpu,
-            path: "/".into(),
-            avg,
-        });
+        self.tr_pelt_grq(c, ROOT, now, before, has_curr, ret);
     }
 
     /// `lisa__sched_util_est_cfs` of `c` (after util_est_enqueue / dequeue).
