@@ -207,6 +207,31 @@ pub enum SisRule {
     Fallback,
 }
 
+impl SisRule {
+    /// Its name in records.
+    pub fn name(self) -> &'static str {
+        match self {
+            SisRule::Target => "target",
+            SisRule::Prev => "prev",
+            SisRule::RecentUsed => "recent-used",
+            SisRule::IdleCapacity => "idle-capacity",
+            SisRule::IdleCpu => "idle-cpu",
+            SisRule::Fallback => "fallback",
+        }
+    }
+}
+
+/// `select_task_rq()`'s last step (kernel/sched/core.c): a `cpu` outside the task's
+/// sorted mask `allowed` (`!is_cpu_allowed()`) is replaced by `select_fallback_rq()`'s
+/// choice, the first allowed CPU of the node (one node, every CPU online and active).
+/// An empty mask keeps `cpu`.
+pub fn select_fallback_rq(cpu: usize, allowed: &[usize]) -> usize {
+    if cpumask_test_cpu(cpu, allowed) {
+        return cpu;
+    }
+    allowed.first().copied().unwrap_or(cpu)
+}
+
 /// What [`select_idle_sibling`] returns: the CPU, the rule, and the task's new
 /// `recent_used_cpu` (the kernel writes `prev` there once past the first two tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,6 +376,14 @@ pub(crate) mod tests {
             asym_span: None,
             llc_span: Some(&ALL),
         }
+    }
+
+    #[test]
+    fn fallback_only_outside_the_mask() {
+        assert_eq!(select_fallback_rq(2, &[1, 2]), 2);
+        assert_eq!(select_fallback_rq(0, &[1, 2]), 1);
+        assert_eq!(select_fallback_rq(3, &[]), 3);
+        assert_eq!(SisRule::RecentUsed.name(), "recent-used");
     }
 
     #[test]
