@@ -436,19 +436,24 @@ mod tests {
         )
     }
 
-    #[test]
-    fn little_cpu_with_most_spare_wins_on_energy() {
-        let (little, big) = platform();
-        let pds = [
+    /// The littles {0,1} and the bigs {2,3} as performance domains.
+    fn domains<'a>(little: &'a EmPerfDomain, big: &'a EmPerfDomain) -> [PerfDomain<'a>; 2] {
+        [
             PerfDomain {
                 cpus: &[0, 1],
-                em: &little,
+                em: little,
             },
             PerfDomain {
                 cpus: &[2, 3],
-                em: &big,
+                em: big,
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn little_cpu_with_most_spare_wins_on_energy() {
+        let (little, big) = platform();
+        let pds = domains(&little, &big);
         // prev = 2 (big, idle). CPU 0 util 100, CPU 1 util 50.
         // The task's blocked utilization is still in CPU 2's.
         let mut blocked = with_util(sized(1024, true), 100);
@@ -536,21 +541,13 @@ mod tests {
         assert_eq!((r.target, r.rule), (None, FeecRule::NoAsymDomain));
         let r = find_energy_efficient_cpu(&cpus, &[], Some(&ALL), &p, 2, false).unwrap();
         assert_eq!((r.target, r.rule), (None, FeecRule::NoPerfDomain));
+        assert_eq!(FeecRule::NoPerfDomain.name(), "no-perf-domain");
     }
 
     #[test]
     fn too_big_for_the_littles_goes_big() {
         let (little, big) = platform();
-        let pds = [
-            PerfDomain {
-                cpus: &[0, 1],
-                em: &little,
-            },
-            PerfDomain {
-                cpus: &[2, 3],
-                em: &big,
-            },
-        ];
+        let pds = domains(&little, &big);
         let mut blocked = with_util(sized(512, true), 420);
         blocked.idle = true;
         let cpus = number([
