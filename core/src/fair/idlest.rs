@@ -78,7 +78,7 @@ pub fn update_sg_wakeup_stats(
         sgs.group_runnable = sgs.group_runnable.wrapping_add(v.util.cfs.runnable_avg);
         sgs.sum_nr_running = sgs.sum_nr_running.wrapping_add(v.nr_running);
         if v.nr_running == 0 {
-            sgs.idle_cpus += 1;
+            sgs.idle_cpus = sgs.idle_cpus.wrapping_add(1);
         }
         if asym_cpucapacity
             && sgs.group_misfit_task_load != 0

@@ -98,7 +98,8 @@ pub fn cpumask_test_cpu(cpu: usize, mask: &[usize]) -> bool {
 /// after `start`, wrapping round to the ones before it.
 pub fn for_each_cpu_wrap(mask: &[usize], start: usize) -> impl Iterator<Item = usize> + '_ {
     let split = mask.partition_point(|&c| c < start);
-    let (before, after) = mask.split_at(split);
+    let after = mask.get(split..).unwrap_or(&[]);
+    let before = mask.get(..split).unwrap_or(&[]);
     after.iter().chain(before).copied()
 }
 
