@@ -308,10 +308,10 @@ pub fn sched_cpu_util(rq: &CpuUtilRq, other: &RqPressureUtil) -> u64 {
 
 /// The runqueue state `effective_cpu_util()` and schedutil read, as explicit inputs
 /// (capacity units unless said otherwise). Read with serde every field is required but
-/// four a fixture may leave out (then 0): `capacity` and `uclamp_used`, which the
-/// governor suites give once in `in.init` / the env rather than per rq, and
-/// `util_cfs_boost` and `idle_calls`, which only schedutil reads (the
-/// `effective_cpu_util` cases omit them). Schedutil knows it as
+/// five a fixture may leave out (then 0): `capacity` and `uclamp_used`, which the
+/// governor suites give once in `in.init` / the env rather than per rq, `util_cfs_boost`
+/// and `idle_calls`, which only schedutil reads (the `effective_cpu_util` cases omit
+/// them), and `util_cfs`, which `sugov_get_util` does not read (its cases omit it). Schedutil knows it as
 /// [`crate::schedutil::SugovRq`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -322,6 +322,7 @@ pub struct EffectiveUtilInput {
     pub capacity: u64,
     /// The `util_cfs` argument of `effective_cpu_util()` (the caller's CFS utilization);
     /// for schedutil `cpu_util_cfs(cpu)`, which only `uclamp_rq_is_capped()` reads.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub util_cfs: u64,
     /// `cpu_util_cfs_boost(cpu)`: the CFS utilization schedutil's frequency follows (its
     /// `util_cfs` argument to `effective_cpu_util()`).
