@@ -227,9 +227,9 @@ fn explain_prints_what_find_energy_efficient_cpu_computed() {
         .find(|(i, l)| {
             field(l, "rule") == Some("eas")
                 && field(l, "pd_energy") != Some("-")
-                && !placements[i + 1..].iter().any(|m| {
-                    ts_ns(m) == ts_ns(l) && field(m, "dst_cpu") == field(l, "dst_cpu")
-                })
+                && !placements[i + 1..]
+                    .iter()
+                    .any(|m| ts_ns(m) == ts_ns(l) && field(m, "dst_cpu") == field(l, "dst_cpu"))
         })
         .expect("an EAS placement that priced a performance domain");
     let cpu = field(eas, "dst_cpu").unwrap();
@@ -256,7 +256,10 @@ fn explain_prints_what_find_energy_efficient_cpu_computed() {
             let (c, e) = spare.split_once('=').unwrap();
             line += &format!(", on max-spare {c} {e}");
         }
-        assert!(text.contains(&format!("{line}\n")), "`{line}` not in:\n{text}");
+        assert!(
+            text.contains(&format!("{line}\n")),
+            "`{line}` not in:\n{text}"
+        );
     }
     // Each CPU's fits and spare capacity as the core returned them.
     for c in field(eas, "cpus").unwrap().split(',') {
