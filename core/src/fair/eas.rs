@@ -395,7 +395,7 @@ pub fn find_energy_efficient_cpu(
 
 #[cfg(test)]
 mod tests {
-    use super::super::wake::tests::{number, sized, task};
+    use super::super::wake::test_views::{number, sized, task};
     use super::*;
     use crate::energy::{em_create_perf_table, EmPerfState, EM_PERF_DOMAIN_MICROWATTS};
 

@@ -250,7 +250,7 @@ pub fn sched_balance_find_dst_cpu<T: SchedDomainTopology>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::wake::tests::{cpu, task};
+    use super::super::wake::test_views::{cpu, task};
     use super::*;
 
     const BASE: SchedIdleSelect = SchedIdleSelect::SchedIdleAsIdle;

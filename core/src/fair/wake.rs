@@ -315,7 +315,8 @@ pub fn select_idle_sibling(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) mod test_views {
+    //! CPU and task views the placement tests share.
     use super::*;
 
     /// A 1024-capacity CPU, idle or running `load`.
@@ -368,6 +369,12 @@ pub(crate) mod tests {
             allowed,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_views::*;
+    use super::*;
 
     const ALL: [usize; 4] = [0, 1, 2, 3];
 
