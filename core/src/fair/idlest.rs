@@ -271,7 +271,10 @@ mod tests {
     }
 
     /// A fixed topology: per CPU, levels of (span, groups).
-    struct Topo<'a>(&'a [&'a [(&'a [usize], &'a [&'a [usize]])]]);
+    /// One domain level: its span and groups.
+    type Level<'a> = (&'a [usize], &'a [&'a [usize]]);
+
+    struct Topo<'a>(&'a [&'a [Level<'a>]]);
 
     impl SchedDomainTopology for Topo<'_> {
         fn nr_levels(&self, cpu: usize) -> usize {
