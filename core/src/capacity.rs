@@ -307,21 +307,26 @@ pub fn sched_cpu_util(rq: &CpuUtilRq, other: &RqPressureUtil) -> u64 {
 }
 
 /// The runqueue state `effective_cpu_util()` and schedutil read, as explicit inputs
-/// (capacity units unless said otherwise). Read with serde, an absent field is 0: a
-/// fixture gives only the inputs its function reads. Schedutil knows it as
+/// (capacity units unless said otherwise). Read with serde every field is required but
+/// five a fixture may leave out (then 0): `capacity` and `uclamp_used`, which the
+/// governor suites give once in `in.init` / the env rather than per rq, `util_cfs_boost`
+/// and `idle_calls`, which only schedutil reads (the `effective_cpu_util` cases omit
+/// them), and `util_cfs`, which `sugov_get_util` does not read (its cases omit it). Schedutil knows it as
 /// [`crate::schedutil::SugovRq`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EffectiveUtilInput {
     /// `arch_scale_cpu_capacity(cpu)`: the CPU's original capacity.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub capacity: u64,
     /// The `util_cfs` argument of `effective_cpu_util()` (the caller's CFS utilization);
     /// for schedutil `cpu_util_cfs(cpu)`, which only `uclamp_rq_is_capped()` reads.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub util_cfs: u64,
     /// `cpu_util_cfs_boost(cpu)`: the CFS utilization schedutil's frequency follows (its
     /// `util_cfs` argument to `effective_cpu_util()`).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub util_cfs_boost: u64,
     /// `cpu_util_rt(rq)`.
     pub util_rt: u64,
@@ -334,6 +339,7 @@ pub struct EffectiveUtilInput {
     /// `rt_rq_is_runnable(&rq->rt)`.
     pub rt_runnable: bool,
     /// `uclamp_is_used()` (static key); schedutil reads its `SugovEnv` copy instead.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub uclamp_used: bool,
     /// `rq->uclamp[UCLAMP_MIN].value`.
     pub uclamp_min: u64,
@@ -341,6 +347,7 @@ pub struct EffectiveUtilInput {
     pub uclamp_max: u64,
     /// `tick_nohz_get_idle_calls_cpu(cpu)`: grows each time the CPU enters idle (read
     /// by schedutil's busy filter).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub idle_calls: u64,
 }
 

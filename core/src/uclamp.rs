@@ -242,6 +242,13 @@ pub fn uclamp_rq_get(rq: &RqUclamp, clamp_id: UclampId) -> u32 {
     rq.uclamp[clamp_id.idx()].value
 }
 
+/// `uclamp_rq_is_idle()` (kernel/sched/sched.h): the rq holds no uclamp-counted task, so
+/// its MAX value is the last task's, stale.
+#[inline]
+pub fn uclamp_rq_is_idle(rq: &RqUclamp) -> bool {
+    rq.uclamp_flags & UCLAMP_FLAG_IDLE != 0
+}
+
 /// `uclamp_idle_value()`: the rq value once no task is left: MIN goes to 0, MAX keeps
 /// `clamp_value` (the leaving task's) and sets the idle flag.
 fn uclamp_idle_value(rq: &mut RqUclamp, clamp_id: UclampId, clamp_value: u32) -> u32 {
@@ -462,6 +469,16 @@ mod tests {
         rq.uclamp[UclampId::Max.idx()].value = 400;
         assert_eq!(uclamp_rq_get(&rq, UclampId::Max), 400);
         assert_eq!(uclamp_rq_get(&rq, UclampId::Min), 0);
+    }
+
+    #[test]
+    fn uclamp_rq_is_idle_until_a_task_is_counted() {
+        let mut rq = init_uclamp_rq();
+        assert!(uclamp_rq_is_idle(&rq));
+        rq.uclamp_flags = 0;
+        assert!(!uclamp_rq_is_idle(&rq));
+        rq.uclamp_flags = UCLAMP_FLAG_IDLE | 0x2;
+        assert!(uclamp_rq_is_idle(&rq));
     }
 
     const B: u32 = 5;

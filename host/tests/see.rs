@@ -34,10 +34,25 @@ const RUN: &[&str] = &[
 ];
 
 fn cli(cmd: &str, extra: &[&str]) -> (i32, String, String) {
+    cli_run(cmd, RUN, extra)
+}
+
+/// Two light periodic tasks: the root domain stays below overutilized, so wake-ups go
+/// through `find_energy_efficient_cpu()`.
+const RUN_EAS: &[&str] = &[
+    "--platform",
+    "fixtures/platforms/m1pro-8c.toml",
+    "--workload",
+    "fixtures/scenarios/two-periodic.toml",
+    "--duration",
+    "1",
+];
+
+fn cli_run(cmd: &str, run: &[&str], extra: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_schedmath"))
         .current_dir(root())
         .arg(cmd)
-        .args(RUN)
+        .args(run)
         .args(extra)
         .output()
         .unwrap();
@@ -180,6 +195,93 @@ fn explain_prints_the_values_the_trace_recorded() {
                 "no"
             }
         );
+    }
+}
+
+/// The explain row of CPU `cpu` in the placement's candidate table (7 words, 9 with the
+/// chosen mark).
+fn candidate_row<'a>(text: &'a str, cpu: &str) -> Vec<&'a str> {
+    let after_header = text
+        .split("allowed  idle  fits")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no candidate table in:\n{text}"));
+    after_header
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|w| w.first() == Some(&format!("cpu{cpu}").as_str()))
+        .unwrap_or_else(|| panic!("no row for cpu{cpu} in:\n{text}"))
+}
+
+#[test]
+fn explain_prints_what_find_energy_efficient_cpu_computed() {
+    let d = out_dir("explain-eas");
+    let txt = d.join("run.txt");
+    let (rc, _, err) = cli_run("simulate", RUN_EAS, &["--trace", s(&txt)]);
+    assert_eq!(rc, 0, "{err}");
+    let trace = std::fs::read_to_string(&txt).unwrap();
+    let placements: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.contains(" schedmath__placement: "))
+        .collect();
+    // The last EAS placement that priced a domain, with no later placement onto the same
+    // CPU within its microsecond (explain shows the last one up to --at).
+    let (_, eas) = placements
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, l)| {
+            field(l, "rule") == Some("eas")
+                && field(l, "pd_energy") != Some("-")
+                && !placements[i + 1..]
+                    .iter()
+                    .any(|m| ts_ns(m) == ts_ns(l) && field(m, "dst_cpu") == field(l, "dst_cpu"))
+        })
+        .expect("an EAS placement that priced a performance domain");
+    let cpu = field(eas, "dst_cpu").unwrap();
+    let at = format!("{}ns", ts_ns(eas) + 999);
+    let (rc, text, err) = cli_run("explain", RUN_EAS, &["--at", &at, "--cpu", cpu]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(text.contains("by rule `eas` ("), "{text}");
+    // Each domain's energies as the core returned them.
+    for pd in field(eas, "pd_energy").unwrap().split(',') {
+        let parts: Vec<&str> = pd.split(':').collect();
+        let value = |key: &str| {
+            parts
+                .iter()
+                .find_map(|p| p.strip_prefix(key)?.strip_prefix('='))
+                .unwrap()
+        };
+        let mut line = format!(
+            "perf domain of cpu{}: base {}, with the task on prev {}",
+            parts[0],
+            value("base"),
+            value("prev")
+        );
+        if let Some(spare) = parts.iter().find(|p| p.starts_with("cpu")) {
+            let (c, e) = spare.split_once('=').unwrap();
+            line += &format!(", on max-spare {c} {e}");
+        }
+        assert!(
+            text.contains(&format!("{line}\n")),
+            "`{line}` not in:\n{text}"
+        );
+    }
+    // Each CPU's fits and spare capacity as the core returned them.
+    for c in field(eas, "cpus").unwrap().split(',') {
+        let parts: Vec<&str> = c.split(':').collect();
+        let value = |key: &str| {
+            parts
+                .iter()
+                .find_map(|p| p.strip_prefix(key)?.strip_prefix('='))
+                .unwrap()
+        };
+        let row = candidate_row(&text, parts[0]);
+        let fits = match value("fits") {
+            "1" => "yes",
+            "-1" => "min",
+            _ => "no",
+        };
+        assert_eq!((row[3], row[4]), (fits, value("spare")), "{row:?}");
     }
 }
 

@@ -55,15 +55,19 @@ fn under_eevdf_the_patch_helps_at_two_groups_and_trades_median_for_tail_at_8_16(
 }
 
 #[test]
-fn saturated_groups_give_about_the_same_tail() {
+fn saturated_groups_trade_median_for_p90_and_p99_9() {
     let r = result();
     for h in ["t1", "t2"] {
         let (base, patch) = lat(&r, &format!("{h} groups=23"));
-        // Measured (EEVDF): p90 +4.9 %, p99 +2.7 %; p99.9 -11.2 %.
-        for i in 1..3 {
-            assert!((base[i] - patch[i]).abs() < 0.05 * base[i], "{h}: {i}");
-        }
-        assert_eq!((base[3], patch[3]), (3760.667, 3340.0));
+        // Measured (EEVDF, README): p50 500 -> 620 us, p90 2340 -> 2140 (-8.5 %), p99
+        // within 2 %, p99.9 3760.667 -> 3380 (-10.1 %).
+        assert_eq!(
+            (base[0], patch[0], base[1], patch[1]),
+            (500.0, 620.0, 2340.0, 2140.0),
+            "{h}"
+        );
+        assert!((base[2] - patch[2]).abs() < 0.02 * base[2], "{h}");
+        assert_eq!((base[3], patch[3]), (3760.667, 3380.0), "{h}");
     }
 }
 

@@ -8,7 +8,10 @@
 //! eligibility, lag and deadlines ([`eevdf`]); [`rq`] drives one cfs_rq through
 //! enqueue/dequeue/pick/tick as the kernel does. [`cfs`] is the pre-EEVDF class of Linux
 //! 6.1 (profile `fair-cfs`), [`group`] the task-group shares and [`lb`] the load
-//! balancer's group classification.
+//! balancer's group classification. Wake-up placement: [`wake`] the fast path
+//! (`select_idle_sibling()`), [`idlest`] the fork slow path
+//! (`sched_balance_find_dst_cpu()`), [`eas`] energy-aware placement
+//! (`find_energy_efficient_cpu()`).
 //!
 //! Widths as on a 64-bit kernel built with `-fno-strict-overflow`: `long` is `i64`,
 //! `unsigned long` `u64`, products and sums wrap. Where the kernel would fault (a division
@@ -16,11 +19,14 @@
 //! [`DivideTrap`] instead.
 
 pub mod cfs;
+pub mod eas;
 pub mod eevdf;
 pub mod group;
+pub mod idlest;
 pub mod lb;
 pub mod rq;
 pub mod sysctl;
+pub mod wake;
 pub mod weight;
 
 pub use weight::{LoadWeight, NICE_0_LOAD};

@@ -274,12 +274,13 @@ impl Explained<'_> {
             Some((ts, p)) => {
                 writeln!(
                     o,
-                    "  {}-{} at {} s from cpu{} by rule `{}`: util_avg {}, util_est {}, uclamp {}..{}",
+                    "  {}-{} at {} s from cpu{} by rule `{}` ({}): util_avg {}, util_est {}, uclamp {}..{}",
                     t.comm(p.pid),
                     p.pid,
                     s(ts),
                     p.prev_cpu,
                     p.rule.name(),
+                    p.why,
                     p.util_avg,
                     p.util_est,
                     p.uclamp_min,
@@ -297,7 +298,11 @@ impl Explained<'_> {
                         format!("cpu{}", c.cpu),
                         yes(c.allowed),
                         yes(c.idle),
-                        yes(c.fits),
+                        match c.fits {
+                            1 => "yes",
+                            -1 => "min",
+                            _ => "no",
+                        },
                         c.spare,
                         c.util,
                         c.capacity,
@@ -311,8 +316,25 @@ impl Explained<'_> {
                 if p.pd_energy.is_empty() {
                     writeln!(o, "    energy per perf domain: not computed by this rule")?;
                 } else {
-                    for (first, e) in &p.pd_energy {
-                        writeln!(o, "    energy of the perf domain of cpu{first}: {e}")?;
+                    writeln!(
+                        o,
+                        "    energy per perf domain (compute_energy(); fits `min`: uclamp_min not met):"
+                    )?;
+                    let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+                    for d in &p.pd_energy {
+                        write!(
+                            o,
+                            "    perf domain of cpu{}: base {}, with the task on prev {}",
+                            d.first_cpu,
+                            d.base,
+                            opt(d.with_prev)
+                        )?;
+                        match d.max_spare_cpu {
+                            Some(c) => {
+                                writeln!(o, ", on max-spare cpu{c} {}", opt(d.with_max_spare))?
+                            }
+                            None => writeln!(o)?,
+                        }
                     }
                 }
             }

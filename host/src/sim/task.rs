@@ -85,6 +85,9 @@ pub struct Task {
     pub attrs_pending: bool,
     /// `task_cpu(p)`.
     pub cpu: usize,
+    /// `p->recent_used_cpu`: set to the parent's CPU by `wake_up_new_task()`, then to the
+    /// previous CPU by each `select_idle_sibling()` that gets past its first two tests.
+    pub recent_used_cpu: Option<usize>,
     /// Life state.
     pub state: TState,
     /// `p->se`: the fair-class entity (vruntime, deadline, lag, slice, queued, delayed).
@@ -218,6 +221,7 @@ impl Task {
             group: super::group::ROOT,
             attrs_pending: false,
             cpu: 0,
+            recent_used_cpu: None,
             state: TState::New,
             se: SchedEntity::default(),
             cfs_relative: false,

@@ -233,9 +233,11 @@ pub struct CandidateRec {
     pub allowed: bool,
     /// Idle (or running only SCHED_IDLE tasks).
     pub idle: bool,
-    /// `util_fits_cpu()` of the task's utilization with its clamps.
-    pub fits: bool,
-    /// `capacity_of() − cpu_util()` (0 when negative).
+    /// `task_fits_cpu()` (1 or 0); for a CPU `find_energy_efficient_cpu()` tested, its
+    /// `util_fits_cpu()` with the rq's clamps (1, -1: uclamp_min not met, 0).
+    pub fits: i32,
+    /// `capacity_of() − cpu_util()` (0 when negative); for a CPU
+    /// `find_energy_efficient_cpu()` tested, with the task on it.
     pub spare: u64,
     /// `cpu_util_cfs()`.
     pub util: u64,
@@ -254,6 +256,9 @@ pub struct PlacementRec {
     pub dst_cpu: u32,
     /// The path that chose it.
     pub rule: PlacementRule,
+    /// The core's reason within the path (`find_energy_efficient_cpu()`'s `FeecRule`,
+    /// `select_idle_sibling()`'s `SisRule`, `idlest` for the fork walk).
+    pub why: &'static str,
     /// The task's util_avg / util_est / effective clamps.
     pub util_avg: u64,
     /// `_task_util_est()`.
@@ -264,9 +269,42 @@ pub struct PlacementRec {
     pub uclamp_max: u64,
     /// Each CPU as seen at the call.
     pub candidates: Vec<CandidateRec>,
-    /// EAS only: per performance domain, (its first CPU, `compute_energy()` of the
-    /// domain with the task on its best CPU).
-    pub pd_energy: Vec<(u32, u64)>,
+    /// EAS only: each performance domain `find_energy_efficient_cpu()` priced.
+    pub pd_energy: Vec<PdEnergyRec>,
+}
+
+/// One performance domain as `find_energy_efficient_cpu()` priced it (`compute_energy()`
+/// values, the core's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PdEnergyRec {
+    /// Its first CPU.
+    pub first_cpu: u32,
+    /// Without the task.
+    pub base: u64,
+    /// With the task on the previous CPU (when in the domain and fitting).
+    pub with_prev: Option<u64>,
+    /// The domain's max-spare-capacity CPU.
+    pub max_spare_cpu: Option<u32>,
+    /// With the task there (when priced).
+    pub with_max_spare: Option<u64>,
+}
+
+impl std::fmt::Display for PdEnergyRec {
+    /// `FIRST:base=B:prev=P:cpuN=E` (`-` where not priced).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+        write!(
+            f,
+            "{}:base={}:prev={}",
+            self.first_cpu,
+            self.base,
+            opt(self.with_prev)
+        )?;
+        match self.max_spare_cpu {
+            Some(c) => write!(f, ":cpu{c}={}", opt(self.with_max_spare)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// An idle-state selection (`cpuidle_select()`).
@@ -1209,7 +1247,7 @@ impl Kind {
                             c.cpu,
                             u8::from(c.allowed),
                             u8::from(c.idle),
-                            u8::from(c.fits),
+                            c.fits,
                             c.spare,
                             c.util,
                             c.capacity
@@ -1220,7 +1258,7 @@ impl Kind {
                 let pd = p
                     .pd_energy
                     .iter()
-                    .map(|(c, e)| format!("{c}:{e}"))
+                    .map(PdEnergyRec::to_string)
                     .collect::<Vec<_>>()
                     .join(",");
                 vec![

@@ -100,8 +100,8 @@ use schedmath::pelt::{
 };
 use schedmath::schedutil::{sugov_effective_cpu_perf, SugovRq, SCHED_CPUFREQ_IOWAIT};
 use schedmath::uclamp::{
-    uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_se_set, UclampConfig,
-    UclampId,
+    uclamp_eff_value, uclamp_rq_dec, uclamp_rq_get, uclamp_rq_inc, uclamp_rq_is_idle,
+    uclamp_se_set, UclampConfig, UclampId,
 };
 use schedmath::util_est::{
     _task_util_est, util_est_dequeue, util_est_enqueue, util_est_update, UtilEstCpu,
@@ -112,10 +112,7 @@ use super::domains::SchedDomains;
 use super::governors::{CpuIdle, FreqDomainState};
 use super::group::{GroupRq, TaskGroups};
 use super::metrics::{Metrics, Recorder};
-use super::placement::{
-    find_energy_efficient_cpu, sched_balance_find_dst_cpu, select_idle_cpu, CpuView, PerfDomain,
-    TaskView,
-};
+use super::placement::{sd_asym_cpucapacity, CpuView, PerfDomain, TaskView};
 use super::program::{tasks_from_workload, SchedPolicy, SimTask};
 use super::rq::{IdleStay, Rq};
 use super::task::{
@@ -126,6 +123,9 @@ use crate::platform::Platform;
 use crate::rng::SplitMix64;
 use crate::trace::record::{OuTest, PlacementRule, Trace};
 use crate::workload::{IrqShare, Workload};
+use schedmath::fair::eas::find_energy_efficient_cpu;
+use schedmath::fair::idlest::sched_balance_find_dst_cpu;
+use schedmath::fair::wake::{select_fallback_rq, select_idle_sibling, SisDomains};
 
 /// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
 const BLOCKED_UPDATE_NS: u64 = 32_000_000;

@@ -4,6 +4,7 @@
 //! traced; the call sites are one line each.
 
 use schedmath::cpuidle::{Governor, IdleMiss, Selection};
+use schedmath::fair::eas::FeecResult;
 use schedmath::pelt::{se_runnable, SchedAvg};
 use schedmath::uclamp::{uclamp_rq_util_with, UclampId};
 use schedmath::util_est::{UtilEst, UTIL_AVG_UNCHANGED};
@@ -12,7 +13,8 @@ use super::*;
 use crate::sim::group::ROOT;
 use crate::sim::observe::{pid_of, TraceBuf};
 use crate::trace::record::{
-    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PeltCallRec, PeltFn, PeltSignals,
+    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PdEnergyRec, PeltCallRec, PeltFn,
+    PeltSignals,
     PlacementRec, PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID,
     PWR_EVENT_EXIT,
 };
@@ -617,57 +619,79 @@ impl Engine<'_> {
         }
     }
 
-    /// A wake-up placement of `t` (previous CPU `prev`) to `dst` by `rule`, with the CPU
-    /// views and task view the placement read.
+    /// A wake-up placement of `t` (previous CPU `prev`) to `dst` by `rule` (the path and
+    /// the core's reason), with the CPU views and task view the placement read and, for
+    /// EAS, what `find_energy_efficient_cpu()` computed.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn tr_place(
         &mut self,
         t: usize,
         prev: usize,
         dst: usize,
-        rule: PlacementRule,
+        (rule, why): (PlacementRule, &'static str),
         views: &[CpuView],
         p: &TaskView,
+        feec: Option<&FeecResult>,
     ) {
         let now = self.now;
         let uclamp_used = self.keys.uclamp_is_used;
         let Some(buf) = self.trace.as_deref_mut() else {
             return;
         };
+        let tested = |c: usize| feec.and_then(|r| r.cpus.iter().find(|f| f.cpu == c));
         let candidates = views
             .iter()
             .enumerate()
             .map(|(c, v)| {
                 let util = cpu_util_cfs(&v.util);
                 let capacity = v.capacity.cpu_capacity;
+                let fits = task_fits_cpu(
+                    p.util.util_avg,
+                    p.util.util_est,
+                    p.uclamp_min,
+                    p.uclamp_max,
+                    uclamp_used,
+                    &v.capacity,
+                );
+                let (fits, spare) = match tested(c) {
+                    Some(f) => (f.fits, f.spare),
+                    None => (i32::from(fits), capacity.saturating_sub(util)),
+                };
                 CandidateRec {
                     cpu: c as u32,
                     allowed: p.allowed.contains(&c),
                     idle: v.idle || v.sched_idle,
-                    fits: task_fits_cpu(
-                        p.util.util_avg,
-                        p.util.util_est,
-                        p.uclamp_min,
-                        p.uclamp_max,
-                        uclamp_used,
-                        &v.capacity,
-                    ),
-                    spare: capacity.saturating_sub(util),
+                    fits,
+                    spare,
                     util,
                     capacity,
                 }
             })
             .collect();
+        let pd_energy = feec.map_or_else(Vec::new, |r| {
+            r.pds
+                .iter()
+                .map(|d| PdEnergyRec {
+                    first_cpu: d.first_cpu as u32,
+                    base: d.base_energy,
+                    with_prev: d.prev_energy,
+                    max_spare_cpu: d.max_spare_cap_cpu.map(|c| c as u32),
+                    with_max_spare: d.max_spare_energy,
+                })
+                .collect()
+        });
         let rec = PlacementRec {
             pid: pid_of(t),
             prev_cpu: prev as u32,
             dst_cpu: dst as u32,
             rule,
+            why,
             util_avg: p.util.util_avg,
             util_est: u64::from(p.util.util_est),
             uclamp_min: p.uclamp_min,
             uclamp_max: p.uclamp_max,
             candidates,
-            pd_energy: Vec::new(),
+            pd_energy,
         };
         buf.push(now, prev, Kind::Placement(Box::new(rec)));
     }

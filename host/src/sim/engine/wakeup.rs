@@ -18,20 +18,28 @@ impl Engine<'_> {
         c
     }
 
+    /// `select_task_rq()` → `select_task_rq_fair()` as [`crate::sim::placement`]
+    /// describes it, each decision a core call.
     fn select_cpu_allowed(&mut self, t: usize, allowed: &[usize], views: &[CpuView]) -> usize {
         let uclamp_used = self.keys.uclamp_is_used;
         if self.tasks[t].state == TState::New {
-            // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not.
-            let p = TaskView {
-                util: self.task_util(t),
-                uclamp_min: self.task_clamp(t, UclampId::Min),
-                uclamp_max: self.task_clamp(t, UclampId::Max),
-                allowed,
-            };
+            // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not;
+            // wake_up_new_task() first sets recent_used_cpu to the parent's CPU.
+            let p = self.task_view(t, allowed);
             let sel = self.profile.sched_idle_select;
             let this_cpu = self.tasks[t].cpu;
+            self.tasks[t].recent_used_cpu = Some(this_cpu);
             let c = sched_balance_find_dst_cpu(views, &self.sd, &p, this_cpu, sel, uclamp_used);
-            self.tr_place(t, this_cpu, c, PlacementRule::Fork, views, &p);
+            let c = select_fallback_rq(c, allowed);
+            self.tr_place(
+                t,
+                this_cpu,
+                c,
+                (PlacementRule::Fork, "idlest"),
+                views,
+                &p,
+                None,
+            );
             return c;
         }
         let prev = self.tasks[t].cpu;
@@ -50,51 +58,97 @@ impl Engine<'_> {
                 self.tr_pelt_se(prev, t, lut, None, before, ret);
             }
         }
-        let p = TaskView {
+        let p = self.task_view(t, allowed);
+        let all: Vec<usize> = (0..views.len()).collect();
+        if !self.tasks[t].is_fair() {
+            let sd = SisDomains {
+                asym_active: false,
+                asym_span: None,
+                llc_span: Some(&all),
+            };
+            let r = select_idle_sibling(views, &p, prev, prev, None, &sd, uclamp_used);
+            let c = select_fallback_rq(r.cpu, allowed);
+            self.tr_place(
+                t,
+                prev,
+                c,
+                (PlacementRule::Rt, r.rule.name()),
+                views,
+                &p,
+                None,
+            );
+            return c;
+        }
+        let asym_span = sd_asym_cpucapacity(&self.sd, views, prev);
+        if self.keys.sched_energy_enabled && !self.rd.overutilized {
+            // The platform reader refuses more than NR_CPUS CPUs, so the record fits.
+            if let Ok(r) =
+                find_energy_efficient_cpu(views, &self.pds, asym_span, &p, prev, uclamp_used)
+            {
+                if let Some(c) = r.target {
+                    let c = select_fallback_rq(c, allowed);
+                    let why = (PlacementRule::Eas, r.rule.name());
+                    self.tr_place(t, prev, c, why, views, &p, Some(&r));
+                    return c;
+                }
+            }
+        }
+        let sd = SisDomains {
+            asym_active: self.asym,
+            asym_span,
+            llc_span: Some(&all),
+        };
+        let recent = self.tasks[t].recent_used_cpu;
+        let r = select_idle_sibling(views, &p, prev, prev, recent, &sd, uclamp_used);
+        self.tasks[t].recent_used_cpu = r.recent_used_cpu;
+        let c = select_fallback_rq(r.cpu, allowed);
+        self.tr_place(
+            t,
+            prev,
+            c,
+            (PlacementRule::Idle, r.rule.name()),
+            views,
+            &p,
+            None,
+        );
+        c
+    }
+
+    /// The task as placement reads it.
+    fn task_view<'a>(&self, t: usize, allowed: &'a [usize]) -> TaskView<'a> {
+        TaskView {
             util: self.task_util(t),
             uclamp_min: self.task_clamp(t, UclampId::Min),
             uclamp_max: self.task_clamp(t, UclampId::Max),
             allowed,
-        };
-        if !self.tasks[t].is_fair() {
-            let c = select_idle_cpu(views, &p, prev, false, uclamp_used);
-            self.tr_place(t, prev, c, PlacementRule::Rt, views, &p);
-            return c;
         }
-        if self.keys.sched_energy_enabled && !self.rd.overutilized {
-            if let Some(c) = find_energy_efficient_cpu(views, &self.pds, &p, prev, uclamp_used) {
-                self.tr_place(t, prev, c, PlacementRule::Eas, views, &p);
-                return c;
-            }
-        }
-        let c = select_idle_cpu(views, &p, prev, self.asym, uclamp_used);
-        self.tr_place(t, prev, c, PlacementRule::Idle, views, &p);
-        c
     }
 
     /// What the placement reads about every CPU, into `out`.
     pub(super) fn cpu_views(&self, out: &mut Vec<CpuView>) {
         out.clear();
         out.extend((0..self.rqs.len()).map(|c| {
-            let r = &self.rqs[c];
-            CpuView {
-                util: self.util_rq(c),
-                capacity: self.capacity(c),
-                util_rt: r.rt.util_avg,
-                util_irq: r.irq.util_avg,
-                uclamp_min: self.rq_clamp(c, UclampId::Min),
-                uclamp_max: self.rq_clamp(c, UclampId::Max),
-                idle: r.is_idle(),
-                sched_idle: r.is_sched_idle(),
-                exit_latency: match (r.idle, &self.idle[c]) {
-                    (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
-                    _ => None,
-                },
-                idle_stamp: r.idle_stamp,
-                load: r.cfs.load_avg,
-                nr_running: r.nr_running(),
-            }
-        }));
+                let r = &self.rqs[c];
+                CpuView {
+                    util: self.util_rq(c),
+                    capacity: self.capacity(c),
+                    util_rt: r.rt.util_avg,
+                    util_irq: r.irq.util_avg,
+                    rt_runnable: r.nr_rt > 0,
+                    uclamp_min: self.rq_clamp(c, UclampId::Min),
+                    uclamp_max: self.rq_clamp(c, UclampId::Max),
+                    uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
+                    idle: r.is_idle(),
+                    sched_idle: r.is_sched_idle(),
+                    exit_latency: match (r.idle, &self.idle[c]) {
+                        (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
+                        _ => None,
+                    },
+                    idle_stamp: r.idle_stamp,
+                    load: r.cfs.load_avg,
+                    nr_running: r.nr_running(),
+                }
+            }));
     }
 
     /// Runs the task's program from its current step until it must run, sleep or end,
