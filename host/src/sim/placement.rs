@@ -91,8 +91,8 @@ pub fn sd_asym_cpucapacity<'d>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::domains::SchedDomain;
     use super::*;
+    use crate::sim::domains::SchedDomain;
     use schedmath::fair::idlest::sched_balance_find_dst_cpu;
     use schedmath::profile::SchedIdleSelect;
 
