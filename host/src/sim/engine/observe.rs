@@ -14,8 +14,7 @@ use crate::sim::group::ROOT;
 use crate::sim::observe::{pid_of, TraceBuf};
 use crate::trace::record::{
     AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PdEnergyRec, PeltCallRec, PeltFn,
-    PeltSignals,
-    PlacementRec, PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID,
+    PeltSignals, PlacementRec, PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID,
     PWR_EVENT_EXIT,
 };
 

@@ -128,27 +128,27 @@ impl Engine<'_> {
     pub(super) fn cpu_views(&self, out: &mut Vec<CpuView>) {
         out.clear();
         out.extend((0..self.rqs.len()).map(|c| {
-                let r = &self.rqs[c];
-                CpuView {
-                    util: self.util_rq(c),
-                    capacity: self.capacity(c),
-                    util_rt: r.rt.util_avg,
-                    util_irq: r.irq.util_avg,
-                    rt_runnable: r.nr_rt > 0,
-                    uclamp_min: self.rq_clamp(c, UclampId::Min),
-                    uclamp_max: self.rq_clamp(c, UclampId::Max),
-                    uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
-                    idle: r.is_idle(),
-                    sched_idle: r.is_sched_idle(),
-                    exit_latency: match (r.idle, &self.idle[c]) {
-                        (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
-                        _ => None,
-                    },
-                    idle_stamp: r.idle_stamp,
-                    load: r.cfs.load_avg,
-                    nr_running: r.nr_running(),
-                }
-            }));
+            let r = &self.rqs[c];
+            CpuView {
+                util: self.util_rq(c),
+                capacity: self.capacity(c),
+                util_rt: r.rt.util_avg,
+                util_irq: r.irq.util_avg,
+                rt_runnable: r.nr_rt > 0,
+                uclamp_min: self.rq_clamp(c, UclampId::Min),
+                uclamp_max: self.rq_clamp(c, UclampId::Max),
+                uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
+                idle: r.is_idle(),
+                sched_idle: r.is_sched_idle(),
+                exit_latency: match (r.idle, &self.idle[c]) {
+                    (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
+                    _ => None,
+                },
+                idle_stamp: r.idle_stamp,
+                load: r.cfs.load_avg,
+                nr_running: r.nr_running(),
+            }
+        }));
     }
 
     /// Runs the task's program from its current step until it must run, sleep or end,
