@@ -2,19 +2,28 @@
 //! The fair class (kernel/sched/fair.c) with arbitrary inputs: EEVDF runqueue operation
 //! sequences (enqueue, dequeue with and without delay, pick, update_curr, reweight, yield,
 //! custom slices), the 6.1 CFS slice/placement/preemption arithmetic, group shares and
-//! load-balance classification. No panic (overflow checks on); a picked entity is curr or
-//! one in the tree; group shares stay within [MIN_SHARES, tg_shares] for positive shares.
+//! load-balance classification, and wake-up placement (find_energy_efficient_cpu,
+//! select_idle_sibling, the fork slow path) on arbitrary CPUs, masks, Energy Models and
+//! domains. No panic (overflow checks on); a picked entity is curr or one in the tree;
+//! group shares stay within [MIN_SHARES, tg_shares] for positive shares; a fallback CPU
+//! is allowed whenever the mask is not empty.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use schedmath::capacity::{CfsRqUtil, CpuCapacity, CpuUtilRq, TaskUtil};
+use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable, EM_MAX_PERF_STATES};
 use schedmath::fair::cfs::{self, CfsCurr, CfsFeatures, CfsPlaceEntity, SliceEnv, SliceLevel};
+use schedmath::fair::eas::{self, PerfDomain};
 use schedmath::fair::eevdf::{self, EevdfFeatures, SchedEntity};
 use schedmath::fair::group::{self, TgLoadContrib};
+use schedmath::fair::idlest::{self, SchedDomainTopology};
 use schedmath::fair::lb::{self, SgLbStats};
 use schedmath::fair::rq::{DequeueFlags, EevdfConfig, EevdfRq, EnqueueFlags};
 use schedmath::fair::sysctl::{self, TunableScaling};
+use schedmath::fair::wake::{self, SisDomains, WakeCpu, WakeTask};
 use schedmath::fair::weight::{self, FairPolicy, LoadWeight};
+use schedmath::profile::SchedIdleSelect;
 use schedmath::Profile;
 
 const N: usize = 8;
@@ -305,11 +314,188 @@ fn cfs_group_lb(u: &mut Unstructured) -> Result<()> {
     Ok(())
 }
 
+fn wake_cpu(u: &mut Unstructured) -> Result<WakeCpu> {
+    Ok(WakeCpu {
+        util: CpuUtilRq {
+            cpu: u.arbitrary()?,
+            capacity_orig: u.arbitrary()?,
+            cfs: CfsRqUtil {
+                util_avg: u.arbitrary()?,
+                runnable_avg: u.arbitrary()?,
+                util_est: u.arbitrary()?,
+            },
+            util_est_feat: u.arbitrary()?,
+        },
+        capacity: CpuCapacity {
+            capacity_orig: u.arbitrary()?,
+            cpu_capacity: u.arbitrary()?,
+            hw_load_avg: u.arbitrary()?,
+            cpufreq_pressure: u.arbitrary()?,
+        },
+        util_rt: u.arbitrary()?,
+        util_irq: u.arbitrary()?,
+        rt_runnable: u.arbitrary()?,
+        uclamp_min: u.arbitrary()?,
+        uclamp_max: u.arbitrary()?,
+        uclamp_idle: u.arbitrary()?,
+        idle: u.arbitrary()?,
+        sched_idle: u.arbitrary()?,
+        exit_latency: u.arbitrary()?,
+        idle_stamp: u.arbitrary()?,
+        load: u.arbitrary()?,
+        nr_running: u.arbitrary()?,
+    })
+}
+
+/// A CPU list: indices up to one past the CPUs (an absent CPU must not panic).
+fn mask(u: &mut Unstructured, n: usize) -> Result<Vec<usize>> {
+    let mut m: Vec<usize> = (0..u.int_in_range(0..=n + 1)?)
+        .map(|_| u.int_in_range(0..=n))
+        .collect::<Result<_>>()?;
+    if u.arbitrary()? {
+        m.sort_unstable();
+        m.dedup();
+    }
+    Ok(m)
+}
+
+fn em(u: &mut Unstructured) -> Result<EmPerfDomain> {
+    let mut table = EmTable::new();
+    for _ in 0..u.int_in_range(0..=6)? {
+        let s = EmPerfState {
+            frequency: u.arbitrary()?,
+            power: u.arbitrary()?,
+            flags: u.arbitrary()?,
+            ..Default::default()
+        };
+        if table.push(s).is_err() {
+            break;
+        }
+    }
+    let _ = energy::em_create_perf_table(&mut table, u.arbitrary()?);
+    Ok(EmPerfDomain {
+        table,
+        flags: u.arbitrary()?,
+        min_perf_state: u.int_in_range(0..=EM_MAX_PERF_STATES + 1)?,
+        max_perf_state: u.int_in_range(0..=EM_MAX_PERF_STATES + 1)?,
+    })
+}
+
+/// Domains per CPU: (span, groups, imbalance_pct, asym) per level.
+struct Topo(Vec<Vec<(Vec<usize>, Vec<Vec<usize>>, u32, bool)>>);
+
+impl SchedDomainTopology for Topo {
+    fn nr_levels(&self, cpu: usize) -> usize {
+        self.0.get(cpu).map_or(0, Vec::len)
+    }
+    fn span(&self, cpu: usize, level: usize) -> &[usize] {
+        self.0
+            .get(cpu)
+            .and_then(|l| l.get(level))
+            .map_or(&[], |d| d.0.as_slice())
+    }
+    fn group(&self, cpu: usize, level: usize, i: usize) -> Option<&[usize]> {
+        Some(self.0.get(cpu)?.get(level)?.1.get(i)?.as_slice())
+    }
+    fn imbalance_pct(&self, cpu: usize, level: usize) -> u32 {
+        self.0
+            .get(cpu)
+            .and_then(|l| l.get(level))
+            .map_or(0, |d| d.2)
+    }
+    fn asym_cpucapacity(&self, cpu: usize, level: usize) -> bool {
+        self.0
+            .get(cpu)
+            .and_then(|l| l.get(level))
+            .is_some_and(|d| d.3)
+    }
+}
+
+/// Wake-up placement on arbitrary CPUs: EAS, the fast path, the fork slow path.
+fn placement(u: &mut Unstructured) -> Result<()> {
+    let n = u.int_in_range(0..=8)?;
+    let cpus: Vec<WakeCpu> = (0..n).map(|_| wake_cpu(u)).collect::<Result<_>>()?;
+    let allowed = mask(u, n)?;
+    let p = WakeTask {
+        util: TaskUtil {
+            task_cpu: u.arbitrary()?,
+            util_avg: u.arbitrary()?,
+            util_est: u.arbitrary()?,
+            on_rq_queued: u.arbitrary()?,
+            is_current: u.arbitrary()?,
+            last_update_time: u.arbitrary()?,
+        },
+        uclamp_min: u.arbitrary()?,
+        uclamp_max: u.arbitrary()?,
+        allowed: &allowed,
+    };
+    let prev = u.int_in_range(0..=n)?;
+    let uclamp_used = u.arbitrary()?;
+    let ems: Vec<EmPerfDomain> = (0..u.int_in_range(0..=3)?)
+        .map(|_| em(u))
+        .collect::<Result<_>>()?;
+    let spans: Vec<Vec<usize>> = (0..ems.len()).map(|_| mask(u, n)).collect::<Result<_>>()?;
+    let pds: Vec<PerfDomain> = ems
+        .iter()
+        .zip(&spans)
+        .map(|(em, cpus)| PerfDomain { cpus, em })
+        .collect();
+    let asym = mask(u, n)?;
+    let asym_span = if u.arbitrary()? {
+        Some(asym.as_slice())
+    } else {
+        None
+    };
+    let _ = eas::find_energy_efficient_cpu(&cpus, &pds, asym_span, &p, prev, uclamp_used);
+    let llc = mask(u, n)?;
+    let sd = SisDomains {
+        asym_active: u.arbitrary()?,
+        asym_span,
+        llc_span: if u.arbitrary()? {
+            Some(llc.as_slice())
+        } else {
+            None
+        },
+    };
+    let target = u.int_in_range(0..=n)?;
+    let recent = if u.arbitrary()? {
+        Some(u.int_in_range(0..=n)?)
+    } else {
+        None
+    };
+    let r = wake::select_idle_sibling(&cpus, &p, prev, target, recent, &sd, uclamp_used);
+    let c = wake::select_fallback_rq(r.cpu, &allowed);
+    if !allowed.is_empty() {
+        assert!(allowed.contains(&c), "fallback {c} outside {allowed:?}");
+    }
+    let levels = |u: &mut Unstructured| -> Result<Vec<(Vec<usize>, Vec<Vec<usize>>, u32, bool)>> {
+        (0..u.int_in_range(0..=3)?)
+            .map(|_| {
+                let groups = (0..u.int_in_range(0..=3)?)
+                    .map(|_| mask(u, n))
+                    .collect::<Result<_>>()?;
+                Ok((mask(u, n)?, groups, u.arbitrary()?, u.arbitrary()?))
+            })
+            .collect()
+    };
+    let topo = Topo((0..n + 1).map(|_| levels(u)).collect::<Result<_>>()?);
+    let sel = if u.arbitrary()? {
+        SchedIdleSelect::IdleFirst
+    } else {
+        SchedIdleSelect::SchedIdleAsIdle
+    };
+    let _ = idlest::sched_balance_find_dst_cpu(&cpus, &topo, &p, prev, sel, uclamp_used);
+    let group = mask(u, n)?;
+    let _ = idlest::sched_balance_find_dst_group_cpu(&cpus, &group, &allowed, prev, sel);
+    Ok(())
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let _ = match u.int_in_range(0..=2u8) {
+    let _ = match u.int_in_range(0..=3u8) {
         Ok(0) => eevdf_rq(&mut u),
         Ok(1) => eevdf_helpers(&mut u),
+        Ok(2) => placement(&mut u),
         _ => cfs_group_lb(&mut u),
     };
 });

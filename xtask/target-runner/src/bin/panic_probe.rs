@@ -743,36 +743,104 @@ fn exercise_placement(profile: &Profile) {
     let (prev, uclamp_used) = (bb(7usize), bb(true));
     let em: EmPerfDomain = bb(EmPerfDomain::default());
     let span = bb([0usize, 1, 2, 3]);
-    let pds = [eas::PerfDomain { cpus: &span, em: &em }; 2];
-    let r = bb(eas::find_energy_efficient_cpu(&cpus, &pds, Some(&span), &p, prev, uclamp_used));
+    let pds = [eas::PerfDomain {
+        cpus: &span,
+        em: &em,
+    }; 2];
+    let r = bb(eas::find_energy_efficient_cpu(
+        &cpus,
+        &pds,
+        Some(&span),
+        &p,
+        prev,
+        uclamp_used,
+    ));
     if let Ok(r) = r {
         bb(r.rule.name());
     }
     let eenv = bb(eas::EnergyEnv::default());
     bb(eas::eenv_task_busy_time(&cpus, &p, prev));
     bb(eas::eenv_pd_busy_time(&eenv, &cpus, &span, &p, uclamp_used));
-    bb(eas::eenv_pd_max_util(&eenv, &cpus, &span, &p, Some(prev), uclamp_used));
-    bb(eas::compute_energy(&eenv, &cpus, &pds[0], &p, None, uclamp_used));
+    bb(eas::eenv_pd_max_util(
+        &eenv,
+        &cpus,
+        &span,
+        &p,
+        Some(prev),
+        uclamp_used,
+    ));
+    bb(eas::compute_energy(
+        &eenv,
+        &cpus,
+        &pds[0],
+        &p,
+        None,
+        uclamp_used,
+    ));
     let sd = wake::SisDomains {
         asym_active: bb(true),
         asym_span: Some(&span),
         llc_span: Some(&span),
     };
-    let sis = bb(wake::select_idle_sibling(&cpus, &p, prev, bb(3), bb(Some(2)), &sd, uclamp_used));
+    let sis = bb(wake::select_idle_sibling(
+        &cpus,
+        &p,
+        prev,
+        bb(3),
+        bb(Some(2)),
+        &sd,
+        uclamp_used,
+    ));
     bb(sis.rule.name());
     bb(wake::select_fallback_rq(sis.cpu, &allowed));
-    bb(wake::select_idle_capacity(&cpus, &p, &span, prev, uclamp_used));
+    bb(wake::select_idle_capacity(
+        &cpus,
+        &p,
+        &span,
+        prev,
+        uclamp_used,
+    ));
     bb(wake::select_idle_cpu(&cpus, &p, &span, prev));
-    bb(wake::asym_fits_cpu(bb(5), bb(6), bb(7), uclamp_used, cpus.get(prev), bb(true)));
+    bb(wake::asym_fits_cpu(
+        bb(5),
+        bb(6),
+        bb(7),
+        uclamp_used,
+        cpus.get(prev),
+        bb(true),
+    ));
     bb(wake::cpumask_test_cpu(prev, &allowed));
     bb(wake::for_each_cpu_wrap(&allowed, prev).count());
     bb(cpus[bb(0) % 4].idle_or_sched_idle());
     let topo = ProbeTopo(span);
     let sel = profile.sched_idle_select;
-    bb(idlest::update_sg_wakeup_stats(&cpus, bb(117), bb(true), &span, &p, uclamp_used));
-    bb(idlest::sched_balance_find_dst_group(&cpus, &topo, prev, bb(1), &p, uclamp_used));
-    bb(idlest::sched_balance_find_dst_group_cpu(&cpus, &span, &allowed, prev, sel));
-    bb(idlest::sched_balance_find_dst_cpu(&cpus, &topo, &p, prev, sel, uclamp_used));
+    bb(idlest::update_sg_wakeup_stats(
+        &cpus,
+        bb(117),
+        bb(true),
+        &span,
+        &p,
+        uclamp_used,
+    ));
+    bb(idlest::sched_balance_find_dst_group(
+        &cpus,
+        &topo,
+        prev,
+        bb(1),
+        &p,
+        uclamp_used,
+    ));
+    bb(idlest::sched_balance_find_dst_group_cpu(
+        &cpus, &span, &allowed, prev, sel,
+    ));
+    bb(idlest::sched_balance_find_dst_cpu(
+        &cpus,
+        &topo,
+        &p,
+        prev,
+        sel,
+        uclamp_used,
+    ));
     bb(uclamp::uclamp_rq_is_idle(&bb(uclamp::init_uclamp_rq())));
 }
 
