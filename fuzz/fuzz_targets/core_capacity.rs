@@ -162,6 +162,14 @@ fn uclamp_calls(u: &mut Unstructured) -> Result<()> {
             }
             _ => {
                 uclamp::uclamp_rq_get(&rq, id);
+                uclamp::uclamp_rq_is_idle(&rq);
+                let util: u64 = u.arbitrary()?;
+                let task = if u.arbitrary()? { Some(&*p) } else { None };
+                let v = uclamp::uclamp_rq_util_with(&rq, util, task, &cfg);
+                // Without clamps in use the util passes through unchanged.
+                if !cfg.used {
+                    assert_eq!(v, util);
+                }
             }
         }
     }
