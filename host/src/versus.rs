@@ -2,8 +2,10 @@
 //! Simulator vs kernel: one lab capture (`fixtures/lab/<kernel>/<workload>/`) beside the
 //! same rt-app file simulated on the platform file of the lab guest.
 //!
-//! Kernel side, from the capture's sched events (window: the first switch-in to the last
-//! switch-out of the workload's tasks): per task, CPU time (sched_switch in → out),
+//! Kernel side, from the capture's sched events (window: the first switch-in of a workload
+//! task to the last switch-out, cut at rt-app's `duration` after that first switch-in:
+//! rt-app lets each thread finish its current event after the duration, which the
+//! simulator, stopping at the duration, does not run): per task, CPU time (sched_switch in → out),
 //! util_avg (time-weighted mean and last value of its `lisa__sched_pelt_se` events),
 //! wake-up latency (`sched_wakeup` → its next switch-in), migrations
 //! (`sched_migrate_task`), context switches (switch-ins), run stretches (switch-in to
@@ -74,9 +76,10 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1] as f64
 }
 
-/// Reads the kernel side of a capture; `names` are the workload's task names (a comm is
-/// a task of the workload when it equals a name cut to 15 bytes, TASK_COMM_LEN - 1).
-pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> {
+/// Reads the kernel side of a capture over at most `duration_ns` from the workload's first
+/// switch-in; `names` are the workload's task names (a comm is a task of the workload when
+/// it equals a name cut to 15 bytes, TASK_COMM_LEN - 1).
+pub fn kernel_run(report: &Path, names: &[String], duration_ns: u64) -> anyhow::Result<KernelRun> {
     let input = crate::replay::open(report)?;
     let mut r = ReportReader::new(input, report.display().to_string());
     let comms: Vec<String> = names
@@ -97,6 +100,25 @@ pub fn kernel_run(report: &Path, names: &[String]) -> anyhow::Result<KernelRun> 
     let mut cpu_ns: BTreeMap<String, u64> = BTreeMap::new();
     while let Some(rec) = r.next_record()? {
         let (ts, cpu) = (rec.ts_ns, rec.cpu);
+        if let Some(f) = first.filter(|f| ts >= f.saturating_add(duration_ns)) {
+            // The window's end: what runs there is switched out at it (its stretch, cut,
+            // is not one, as in the simulator's metrics).
+            let end = f.saturating_add(duration_ns);
+            for (c, (pid, since)) in &curr {
+                if *pid != 0 {
+                    let ran = end.saturating_sub((*since).max(f));
+                    *busy.entry(*c).or_default() += ran;
+                    if let Some(comm) = pid_comm.get(pid).filter(|c| ours(c)) {
+                        *cpu_ns.entry(comm.clone()).or_default() += ran;
+                        last = end;
+                    }
+                }
+            }
+            if last == end {
+                busy_at_last = busy.clone();
+            }
+            break;
+        }
         let Ok(ev) = Event::parse(&rec) else { continue };
         match ev {
             Event::Switch(s) => {
@@ -243,7 +265,7 @@ pub fn run(dir: &Path, platform: Option<&Path>) -> anyhow::Result<(Capture, Kern
     };
     let m = simulate_workload(&plat, &w, &profile_of(&cap.kernel), &cfg)?;
     let names: Vec<String> = m.task_cpu_residency_s.keys().cloned().collect();
-    let k = kernel_run(&cap.report, &names)?;
+    let k = kernel_run(&cap.report, &names, cfg.duration_ns)?;
     Ok((cap, k, m))
 }
 
@@ -262,6 +284,35 @@ pub fn profile_of(kernel: &str) -> Profile {
     }
 }
 
+/// Per simulated task: its share (%) of the workload's CPU time in the kernel (None when
+/// the kernel has no such comm) and in the simulator. Instances of one rt-app task share a
+/// comm: the kernel side is their sum, shared out evenly.
+pub fn shares(k: &KernelRun, m: &Metrics) -> Vec<(String, Option<f64>, f64)> {
+    let key = |t: &str| {
+        if k.cpu_s.contains_key(&comm_of(t)) {
+            comm_of(t)
+        } else {
+            base_comm(t)
+        }
+    };
+    let mut sharing: BTreeMap<String, usize> = BTreeMap::new();
+    for t in m.task_cpu_residency_s.keys() {
+        *sharing.entry(key(t)).or_default() += 1;
+    }
+    let k_total: f64 = sharing.keys().filter_map(|c| k.cpu_s.get(c)).sum();
+    let sim_total: f64 = m.task_cpu_residency_s.values().flatten().sum();
+    let pct = |v: f64, total: f64| 100.0 * v / total.max(f64::MIN_POSITIVE);
+    m.task_cpu_residency_s
+        .iter()
+        .map(|(task, per_cpu)| {
+            let c = key(task);
+            let n = sharing.get(&c).copied().unwrap_or(1) as f64;
+            let kernel = k.cpu_s.get(&c).map(|v| pct(v / n, k_total));
+            (task.clone(), kernel, pct(per_cpu.iter().sum(), sim_total))
+        })
+        .collect()
+}
+
 /// The side-by-side table.
 pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
     let mut s = String::new();
@@ -275,34 +326,18 @@ pub fn render(cap: &Capture, k: &KernelRun, m: &Metrics) -> String {
     let row = |s: &mut String, name: &str, a: String, b: String| {
         let _ = writeln!(s, "{name:34} {a:>16} {b:>16}");
     };
-    let sim_total: f64 = m.task_cpu_residency_s.values().flatten().sum();
-    // Instances of one rt-app task share a comm: the kernel side is their sum, shared
-    // out evenly for the per-task share.
-    let key = |t: &str| {
-        if k.cpu_s.contains_key(&comm_of(t)) {
-            comm_of(t)
-        } else {
-            base_comm(t)
-        }
-    };
-    let mut sharing: BTreeMap<String, usize> = BTreeMap::new();
-    for t in m.task_cpu_residency_s.keys() {
-        *sharing.entry(key(t)).or_default() += 1;
-    }
-    let k_total: f64 = sharing.keys().filter_map(|c| k.cpu_s.get(c)).sum();
-    let k_share = |t: &str| {
-        let c = key(t);
-        let n = sharing.get(&c).copied().unwrap_or(1) as f64;
-        k.cpu_s.get(&c).map(|v| v / n)
-    };
-    let share = |v: f64, total: f64| format!("{:.1}", 100.0 * v / total.max(f64::MIN_POSITIVE));
+    let shares: BTreeMap<String, (Option<f64>, f64)> = shares(k, m)
+        .into_iter()
+        .map(|(t, a, b)| (t, (a, b)))
+        .collect();
     for (task, per_cpu) in &m.task_cpu_residency_s {
         let sim_cpu: f64 = per_cpu.iter().sum();
+        let (k_share, sim_share) = shares.get(task).copied().unwrap_or((None, 0.0));
         row(
             &mut s,
             &format!("{task} CPU share %"),
-            k_share(task).map_or("-".into(), |v| share(v, k_total)),
-            share(sim_cpu, sim_total),
+            k_share.map_or("-".into(), |v| format!("{v:.1}")),
+            format!("{sim_share:.1}"),
         );
         row(
             &mut s,

@@ -60,3 +60,42 @@ fn readme_versus_tables_match_the_command() {
         );
     }
 }
+
+/// Issue 15's acceptance: two competing hogs (nice 0 and nice 5 pinned to one CPU) split
+/// it as the kernel does, within 1 point, on both kernels under their profiles; over the
+/// same 3 s window both sides are within 0.1 point of the weights' 1024 / 1359.
+#[test]
+fn hogs_nice_shares_within_one_point() {
+    for kernel in ["6.1.0-57-amd64", "6.12.95+deb12-amd64"] {
+        let dir = root().join("fixtures/lab").join(kernel).join("hogs-nice");
+        let (_, k, m) = versus::run(&dir, None).unwrap();
+        assert!(
+            (k.window_s - 3.0).abs() < 1e-9,
+            "{kernel}: window {}",
+            k.window_s
+        );
+        let shares = versus::shares(&k, &m);
+        assert_eq!(shares.len(), 2, "{kernel}: {shares:?}");
+        for (task, kernel_share, sim_share) in shares {
+            let kernel_share = kernel_share.unwrap();
+            let weight = if task.starts_with("hog0") {
+                1024.0
+            } else {
+                335.0
+            };
+            let expected = 100.0 * weight / 1359.0;
+            assert!(
+                (kernel_share - sim_share).abs() < 1.0,
+                "{kernel} {task}: kernel {kernel_share:.2} % vs sim {sim_share:.2} %"
+            );
+            assert!(
+                (kernel_share - expected).abs() < 0.2,
+                "{kernel} {task}: {kernel_share:.2}"
+            );
+            assert!(
+                (sim_share - expected).abs() < 0.1,
+                "{kernel} {task}: {sim_share:.2}"
+            );
+        }
+    }
+}
