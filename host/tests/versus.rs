@@ -61,14 +61,26 @@ fn readme_versus_tables_match_the_command() {
     }
 }
 
-/// Issue 15's acceptance: two competing hogs (nice 0 and nice 5 pinned to one CPU) split
-/// it as the kernel does, within 1 point, on both kernels under their profiles; over the
-/// same 3 s window both sides are within 0.1 point of the weights' 1024 / 1359.
+const KERNELS: [&str; 2] = ["6.1.0-57-amd64", "6.12.95+deb12-amd64"];
+
+fn versus_of(kernel: &str, workload: &str) -> (versus::KernelRun, schedmath_host::sim::Metrics) {
+    let dir = root().join("fixtures/lab").join(kernel).join(workload);
+    let (_, k, m) = versus::run(&dir, None).unwrap();
+    (k, m)
+}
+
+fn within_pct(kernel: f64, sim: f64, pct: f64) -> bool {
+    (kernel - sim).abs() <= sim.abs() * pct / 100.0
+}
+
+/// Issue 15's acceptance and the README's tolerance table for two competing hogs (nice 0
+/// and nice 5 pinned to one CPU), on both kernels under their profiles: shares within 0.5
+/// point of each other (the issue asks 1) and 0.2 point of the weights' 1024 / 1359 over
+/// the same 3 s window; switch-ins within 2 %; run stretch p99 within 1 %.
 #[test]
-fn hogs_nice_shares_within_one_point() {
-    for kernel in ["6.1.0-57-amd64", "6.12.95+deb12-amd64"] {
-        let dir = root().join("fixtures/lab").join(kernel).join("hogs-nice");
-        let (_, k, m) = versus::run(&dir, None).unwrap();
+fn hogs_nice_agrees_within_the_readme_tolerances() {
+    for kernel in KERNELS {
+        let (k, m) = versus_of(kernel, "hogs-nice");
         assert!(
             (k.window_s - 3.0).abs() < 1e-9,
             "{kernel}: window {}",
@@ -85,7 +97,7 @@ fn hogs_nice_shares_within_one_point() {
             };
             let expected = 100.0 * weight / 1359.0;
             assert!(
-                (kernel_share - sim_share).abs() < 1.0,
+                (kernel_share - sim_share).abs() < 0.5,
                 "{kernel} {task}: kernel {kernel_share:.2} % vs sim {sim_share:.2} %"
             );
             assert!(
@@ -96,6 +108,59 @@ fn hogs_nice_shares_within_one_point() {
                 (sim_share - expected).abs() < 0.1,
                 "{kernel} {task}: {sim_share:.2}"
             );
+        }
+        let sim_switches = m.context_switches.values().sum::<u64>() as f64;
+        assert!(
+            within_pct(k.switches as f64, sim_switches, 2.0),
+            "{kernel}: {} vs {sim_switches}",
+            k.switches
+        );
+        assert!(
+            within_pct(k.stretch_us.1, m.run_stretch_us.p99, 1.0),
+            "{kernel}: {:?}",
+            k.stretch_us
+        );
+    }
+}
+
+/// The README's tolerance table: identical threads (`wakeup-storm`) within 0.5 point; a
+/// lone periodic task's switch-ins within 5 %, its CPU time and run stretch p50 at most
+/// 15 % above the simulator's (the guest's tick and probe inside its run), never below.
+#[test]
+fn identical_threads_and_lone_periodic_tasks_agree_within_the_readme_tolerances() {
+    for kernel in KERNELS {
+        let (k, m) = versus_of(kernel, "wakeup-storm");
+        for (task, kernel_share, sim_share) in versus::shares(&k, &m) {
+            let kernel_share = kernel_share.unwrap();
+            assert!(
+                (kernel_share - sim_share).abs() <= 0.5,
+                "{kernel} {task}: {kernel_share:.2} vs {sim_share:.2}"
+            );
+        }
+        for w in [
+            "periodic-5pct-16ms",
+            "periodic-25pct-16ms",
+            "periodic-50pct-16ms",
+            "periodic-90pct-16ms",
+        ] {
+            let (k, m) = versus_of(kernel, w);
+            let sim_switches = m.context_switches.values().sum::<u64>() as f64;
+            assert!(
+                within_pct(k.switches as f64, sim_switches, 5.0),
+                "{kernel} {w}: {} vs {sim_switches}",
+                k.switches
+            );
+            let kernel_cpu: f64 = k.cpu_s.values().sum();
+            let sim_cpu: f64 = m.task_cpu_residency_s.values().flatten().sum();
+            for (what, kv, sv) in [
+                ("CPU time", kernel_cpu, sim_cpu),
+                ("stretch p50", k.stretch_us.0, m.run_stretch_us.p50),
+            ] {
+                assert!(
+                    kv >= sv && kv <= sv * 1.15,
+                    "{kernel} {w} {what}: {kv} vs {sv}"
+                );
+            }
         }
     }
 }
