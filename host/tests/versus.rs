@@ -5,31 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-use schedmath_host::versus;
+use schedmath_host::{docs, versus};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// (capture dir, the block's text after the command line).
-fn readme_blocks() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let mut out = Vec::new();
-    let mut rest = readme.as_str();
-    let start = "```text\n$ schedmath versus ";
-    while let Some(i) = rest.find(start) {
-        let block = &rest[i + start.len()..];
-        let (dir, body) = block.split_once('\n').unwrap();
-        let end = body.find("```").unwrap();
-        out.push((dir.trim().to_string(), body[..end].to_string()));
-        rest = &body[end..];
-    }
-    out
-}
-
 #[test]
 fn readme_versus_tables_match_the_command() {
-    let blocks = readme_blocks();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let blocks = docs::versus_blocks(&readme);
     let lab = root().join("fixtures/lab");
     let mut captures = Vec::new();
     for k in std::fs::read_dir(&lab).unwrap().map(|e| e.unwrap().path()) {
@@ -51,12 +36,12 @@ fn readme_versus_tables_match_the_command() {
         named, captures,
         "README versus tables vs committed captures"
     );
-    for (dir, body) in &blocks {
+    for (dir, range) in &blocks {
         let (cap, k, m) = versus::run(&root().join(dir), None).unwrap();
         assert_eq!(
-            body,
-            &versus::render(&cap, &k, &m),
-            "README table of `{dir}` is stale: rerun `schedmath versus {dir}`"
+            &readme[range.clone()],
+            versus::render(&cap, &k, &m),
+            "README table of `{dir}` is stale: run `cargo xtask bless`"
         );
     }
 }

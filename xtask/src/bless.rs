@@ -3,7 +3,8 @@
 //! command (the shape of defmt's xtask: run the real thing, write what it printed).
 //!
 //! 1. README.md's generated parts ([`schedmath_host::docs::bless_readme`]): the profile
-//!    list from the core's table and every study table from `schedmath study NAME`.
+//!    list from the core's table, every study table from `schedmath study NAME` and every
+//!    simulator-vs-kernel table from `schedmath versus DIR`.
 //! 2. Every insta snapshot: the workspace tests run with `INSTA_UPDATE=always` and
 //!    `INSTA_FORCE_PASS=1`, so each `.snap` is rewritten with what the code prints now.
 //! 3. The workspace tests again, plainly: they must pass on what was written.
@@ -31,7 +32,7 @@ fn cargo_test(root: &Path, bless: bool) -> anyhow::Result<bool> {
 pub fn run(root: &Path, out: &mut dyn Write) -> anyhow::Result<bool> {
     let path = root.join("README.md");
     let readme = std::fs::read_to_string(&path)?;
-    let blessed = schedmath_host::docs::bless_readme(&readme, &root.join("fixtures/scenarios"))?;
+    let blessed = schedmath_host::docs::bless_readme(&readme, root)?;
     if blessed != readme {
         std::fs::write(&path, &blessed)?;
         writeln!(out, "bless: README.md rewritten")?;
