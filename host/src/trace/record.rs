@@ -15,6 +15,7 @@
 //! `idle_select`, `overutilized`) are ours: the inputs and outcome of each decision.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use schedmath::cpuidle::IdleRule;
 
@@ -168,6 +169,38 @@ pub struct SugovCpuRec {
     pub bw_min: u64,
     /// `sg_cpu->iowait_boost`.
     pub iowait_boost: u32,
+}
+
+impl SugovCpuRec {
+    /// The per-CPU inputs in the order both readers print them: the key of the trace's
+    /// `k=v` list and the column heading `explain` prints. One list, so the two formats
+    /// cannot drift apart; [`SugovCpuRec::values`] gives the numbers in the same order.
+    pub const FIELDS: [(&'static str, &'static str); 9] = [
+        ("cfs", "cfs"),
+        ("rt", "rt"),
+        ("dl", "dl"),
+        ("irq", "irq"),
+        ("min", "uclamp_min"),
+        ("max", "uclamp_max"),
+        ("util", "util(+headroom,clamps)"),
+        ("bw_min", "bw_min"),
+        ("iowait", "iowait"),
+    ];
+
+    /// The values of [`SugovCpuRec::FIELDS`], in order.
+    pub fn values(&self) -> [u64; Self::FIELDS.len()] {
+        [
+            self.util_cfs,
+            self.util_rt,
+            self.util_dl,
+            self.util_irq,
+            self.uclamp_min,
+            self.uclamp_max,
+            self.util,
+            self.bw_min,
+            u64::from(self.iowait_boost),
+        ]
+    }
 }
 
 /// A schedutil update (`cpufreq_update_util()` → `sugov_update_*()`).
@@ -1206,19 +1239,11 @@ impl Kind {
                     .cpus
                     .iter()
                     .map(|c| {
-                        format!(
-                            "{}:cfs={}:rt={}:dl={}:irq={}:min={}:max={}:util={}:bw_min={}:iowait={}",
-                            c.cpu,
-                            c.util_cfs,
-                            c.util_rt,
-                            c.util_dl,
-                            c.util_irq,
-                            c.uclamp_min,
-                            c.uclamp_max,
-                            c.util,
-                            c.bw_min,
-                            c.iowait_boost
-                        )
+                        let mut f = c.cpu.to_string();
+                        for ((key, _), v) in SugovCpuRec::FIELDS.iter().zip(c.values()) {
+                            let _ = write!(f, ":{key}={v}");
+                        }
+                        f
                     })
                     .collect::<Vec<_>>()
                     .join(",");
