@@ -18,6 +18,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use schedmath::cpuidle::IdleRule;
+use schedmath::pelt::SchedAvg;
+use schedmath::util_est::UtilEst;
 
 /// pid of the idle task (`swapper/N`, printed `<idle>` as the current task).
 pub const IDLE_PID: i32 = 0;
@@ -69,32 +71,6 @@ pub enum UeLayout {
     PreV6_9,
 }
 
-/// `struct sched_avg` in a probe record (`util_est`: raw word or `enqueued`;
-/// `util_est_ewma`: pre-v6.9 only).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AvgRec {
-    /// `last_update_time`.
-    pub last_update_time: u64,
-    /// `load_sum`.
-    pub load_sum: u64,
-    /// `runnable_sum`.
-    pub runnable_sum: u64,
-    /// `util_sum`.
-    pub util_sum: u32,
-    /// `period_contrib`.
-    pub period_contrib: u32,
-    /// `load_avg`.
-    pub load_avg: u64,
-    /// `runnable_avg`.
-    pub runnable_avg: u64,
-    /// `util_avg`.
-    pub util_avg: u64,
-    /// The raw util_est word (mainline) or `util_est.enqueued` (pre-v6.9), flag included.
-    pub util_est: u32,
-    /// `util_est.ewma` (pre-v6.9).
-    pub util_est_ewma: u32,
-}
-
 /// Which PELT function a probe record is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PeltFn {
@@ -139,10 +115,10 @@ pub struct PeltCallRec {
     pub ret: i32,
     /// util_est layout of `before`/`after`.
     pub ue: UeLayout,
-    /// `sched_avg` before the call.
-    pub before: AvgRec,
+    /// `sched_avg` before the call (the core's own struct).
+    pub before: SchedAvg,
     /// After.
-    pub after: AvgRec,
+    pub after: SchedAvg,
 }
 
 /// One CPU's inputs to a schedutil update, as passed to the core.
@@ -411,7 +387,7 @@ pub struct PeltSignals {
 
 impl PeltSignals {
     /// The signals of a `sched_avg` (after the update).
-    pub fn of(a: &AvgRec) -> Self {
+    pub fn of(a: &SchedAvg) -> Self {
         PeltSignals {
             load: a.load_avg,
             util: a.util_avg,
@@ -1040,7 +1016,13 @@ fn b(v: bool) -> Val<'static> {
     Val::I(i64::from(v))
 }
 
-fn avg_vals(out: &mut Vec<Val<'_>>, a: &AvgRec, ue: UeLayout) {
+/// A `sched_avg` as the probe record prints it: the util_est word (mainline) or
+/// `enqueued`, then `ewma` for the pre-v6.9 layout.
+fn avg_vals(out: &mut Vec<Val<'_>>, a: &SchedAvg, ue: UeLayout) {
+    let (util_est, util_est_ewma) = match a.util_est {
+        UtilEst::Mainline(v) => (v, 0),
+        UtilEst::PreV6_9 { enqueued, ewma } => (enqueued, ewma),
+    };
     out.extend([
         Val::U(a.last_update_time),
         Val::U(a.load_sum),
@@ -1050,10 +1032,10 @@ fn avg_vals(out: &mut Vec<Val<'_>>, a: &AvgRec, ue: UeLayout) {
         Val::U(a.load_avg),
         Val::U(a.runnable_avg),
         Val::U(a.util_avg),
-        Val::U(a.util_est.into()),
+        Val::U(util_est.into()),
     ]);
     if ue == UeLayout::PreV6_9 {
-        out.push(Val::U(a.util_est_ewma.into()));
+        out.push(Val::U(util_est_ewma.into()));
     }
 }
 
