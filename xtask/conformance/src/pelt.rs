@@ -173,9 +173,10 @@ impl Case for AccumulatePeltSegments {
 
 /// `struct sched_avg` as the fixtures write it, for `in.init` and `out.after[i]`: the
 /// core's [`SchedAvg`] with the task's `util_est` as a plain word (present only in
-/// sched_entity suites) and the update's return value. [`SchedAvgJson::of`] and
-/// [`SchedAvgJson::avg`] name every field on both sides, so a field added to `SchedAvg`
-/// fails to compile here instead of being dropped.
+/// sched_entity suites) and the update's return value: the fixtures' wire shape, not the
+/// core's (whose `util_est` is the layout enum), so its own struct. [`SchedAvgJson::of`]
+/// destructures and [`SchedAvgJson::avg`] builds a whole `SchedAvg`, so a field added to
+/// `SchedAvg` fails to compile here instead of being dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedAvgJson {
@@ -233,27 +234,15 @@ impl SchedAvgJson {
 
     /// The core's `SchedAvg` with `util_est` (the written word is the caller's to read).
     pub fn avg(&self, util_est: UtilEst) -> SchedAvg {
-        let SchedAvgJson {
-            last_update_time,
-            load_sum,
-            runnable_sum,
-            util_sum,
-            period_contrib,
-            load_avg,
-            runnable_avg,
-            util_avg,
-            util_est: _,
-            ret: _,
-        } = *self;
         SchedAvg {
-            last_update_time,
-            load_sum,
-            runnable_sum,
-            util_sum,
-            period_contrib,
-            load_avg,
-            runnable_avg,
-            util_avg,
+            last_update_time: self.last_update_time,
+            load_sum: self.load_sum,
+            runnable_sum: self.runnable_sum,
+            util_sum: self.util_sum,
+            period_contrib: self.period_contrib,
+            load_avg: self.load_avg,
+            runnable_avg: self.runnable_avg,
+            util_avg: self.util_avg,
             util_est,
         }
     }
