@@ -383,12 +383,41 @@ impl Signal for Se {
     }
 }
 
-/// Ops of `cfs_rq_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum CfsRqOp {
-    /// `__update_load_avg_cfs_rq()`.
-    #[serde(rename = "__update_load_avg_cfs_rq")]
-    Update {
+/// A signal whose suite has one op: the op enum with its one variant `Update` (named
+/// `$name` in the fixtures) and its fields, and the core call the op makes.
+macro_rules! single_op_signal {
+    (
+        $kind:ident, $op:ident, $suite:literal, $name:literal,
+        { $($(#[$doc:meta])* $field:ident: $ty:ty,)* },
+        |$sa:ident, $t:ident| $call:expr
+    ) => {
+        #[doc = concat!("Ops of `", $suite, "`.")]
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub enum $op {
+            #[doc = concat!("`", $name, "()`.")]
+            #[serde(rename = $name)]
+            Update {
+                $($(#[$doc])* $field: $ty,)*
+            },
+        }
+
+        impl Signal for $kind {
+            type Op = $op;
+            const UTIL_EST: bool = false;
+            fn update($sa: &mut SchedAvg, op: &$op, $t: &PeltTables) -> Result<i32, CaseError> {
+                let $op::Update { $($field),* } = *op;
+                Ok($call)
+            }
+        }
+    };
+}
+
+single_op_signal!(
+    CfsRq,
+    CfsRqOp,
+    "cfs_rq_sequence",
+    "__update_load_avg_cfs_rq",
+    {
         /// PELT clock.
         now: u64,
         /// `cfs_rq->load.weight` (scaled).
@@ -398,99 +427,57 @@ pub enum CfsRqOp {
         /// `cfs_rq->curr != NULL`.
         has_curr: u64,
     },
-}
+    |sa, t| pelt::__update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr != 0, t)
+);
 
-impl Signal for CfsRq {
-    type Op = CfsRqOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &CfsRqOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let CfsRqOp::Update {
-            now,
-            load_weight,
-            h_nr_runnable,
-            has_curr,
-        } = *op;
-        Ok(pelt::__update_load_avg_cfs_rq(
-            now,
-            sa,
-            load_weight,
-            h_nr_runnable,
-            has_curr != 0,
-            t,
-        ))
-    }
-}
-
-/// The rt and dl rq signals: one op `{now, running}` calling the class's update.
-macro_rules! class_rq_signal {
-    ($kind:ident, $op:ident, $suite:literal, $name:literal, $update:path) => {
-        #[doc = concat!("Ops of `", $suite, "`.")]
-        #[derive(Clone, Debug, Serialize, Deserialize)]
-        pub enum $op {
-            #[doc = concat!("`", $name, "()`.")]
-            #[serde(rename = $name)]
-            Update {
-                /// PELT clock.
-                now: u64,
-                /// A task of the class is running.
-                running: i32,
-            },
-        }
-
-        impl Signal for $kind {
-            type Op = $op;
-            const UTIL_EST: bool = false;
-            fn update(sa: &mut SchedAvg, op: &$op, t: &PeltTables) -> Result<i32, CaseError> {
-                let $op::Update { now, running } = *op;
-                Ok($update(now, sa, running, t))
-            }
-        }
-    };
-}
-
-class_rq_signal!(
+single_op_signal!(
     Rt,
     RtOp,
     "rt_sequence",
     "update_rt_rq_load_avg",
-    pelt::update_rt_rq_load_avg
+    {
+        /// PELT clock.
+        now: u64,
+        /// A task of the class is running.
+        running: i32,
+    },
+    |sa, t| pelt::update_rt_rq_load_avg(now, sa, running, t)
 );
-class_rq_signal!(
+
+single_op_signal!(
     Dl,
     DlOp,
     "dl_sequence",
     "update_dl_rq_load_avg",
-    pelt::update_dl_rq_load_avg
+    {
+        /// PELT clock.
+        now: u64,
+        /// A task of the class is running.
+        running: i32,
+    },
+    |sa, t| pelt::update_dl_rq_load_avg(now, sa, running, t)
 );
 
-/// Ops of `hw_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum HwOp {
-    /// `update_hw_load_avg()`.
-    #[serde(rename = "update_hw_load_avg")]
-    Update {
+single_op_signal!(
+    Hw,
+    HwOp,
+    "hw_sequence",
+    "update_hw_load_avg",
+    {
         /// PELT clock.
         now: u64,
         /// Capacity lost to hw pressure.
         capacity: u64,
     },
-}
+    |sa, t| pelt::update_hw_load_avg(now, sa, capacity, t)
+);
 
-impl Signal for Hw {
-    type Op = HwOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &HwOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let HwOp::Update { now, capacity } = *op;
-        Ok(pelt::update_hw_load_avg(now, sa, capacity, t))
-    }
-}
-
-/// Ops of `irq_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum IrqOp {
-    /// `update_irq_load_avg()`.
-    #[serde(rename = "update_irq_load_avg")]
-    Update {
+single_op_signal!(
+    Irq,
+    IrqOp,
+    "irq_sequence",
+    "update_irq_load_avg",
+    {
         /// `rq->clock`.
         clock: u64,
         /// irq time of the interval (ns).
@@ -500,28 +487,8 @@ pub enum IrqOp {
         /// `arch_scale_cpu_capacity()`.
         cpu_capacity: u64,
     },
-}
-
-impl Signal for Irq {
-    type Op = IrqOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &IrqOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let IrqOp::Update {
-            clock,
-            running,
-            freq_capacity,
-            cpu_capacity,
-        } = *op;
-        Ok(pelt::update_irq_load_avg(
-            clock,
-            sa,
-            running,
-            freq_capacity,
-            cpu_capacity,
-            t,
-        ))
-    }
-}
+    |sa, t| pelt::update_irq_load_avg(clock, sa, running, freq_capacity, cpu_capacity, t)
+);
 
 /// `pelt/se_sequence`.
 pub type SeSequence = SignalSeq<Se>;
