@@ -19,7 +19,7 @@ use schedmath::pelt::clock::{
     rq_clock_pelt, update_idle_rq_clock_pelt, update_rq_clock_task, PeltClockCpu, RqClock,
 };
 use schedmath::pelt::{
-    self, accumulate_pelt_segments, decay_load, sched_pelt_generator, PeltTables, SchedAvg,
+    self, accumulate_pelt_segments, decay_load, sched_pelt_generator, tables, PeltTables, SchedAvg,
     SchedEntityPelt,
 };
 use schedmath::profile::{Halflife, Profile};
@@ -114,16 +114,17 @@ impl Case for SchedPeltGenerator {
         }
         let g = sched_pelt_generator::<GENERATOR_MAX_HALFLIFE>(self.halflife)
             .ok_or(CaseError::OutOfRange("HALFLIFE"))?;
-        let min_divider = g.load_avg_max.wrapping_sub(1024);
         Ok(GeneratorOut {
             matches_kernel_sched_pelt_h: (self.halflife == 32)
                 .then(|| g.matches(&PeltTables::HL32)),
             LOAD_AVG_PERIOD: g.load_avg_period,
             LOAD_AVG_MAX: g.load_avg_max,
             LOAD_AVG_MAX_N: g.load_avg_max_n,
-            PELT_MIN_DIVIDER: min_divider,
-            idle_util_sum_threshold: (min_divider << 10).wrapping_sub(g.load_avg_max),
-            decay_load_zero_threshold_periods: u64::from(g.load_avg_period) * 63,
+            PELT_MIN_DIVIDER: tables::pelt_min_divider(g.load_avg_max),
+            idle_util_sum_threshold: tables::idle_util_sum_threshold(g.load_avg_max),
+            decay_load_zero_threshold_periods: tables::decay_load_zero_threshold_periods(
+                g.load_avg_period,
+            ),
             runnable_avg_yN_inv: g.runnable_avg_yn_inv,
         })
     }
