@@ -70,14 +70,20 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
     mul_u64_u32_shr(val, t.yn_inv_mod(local_n), 32)
 }
 
-/// `t` is mainline's table. The hot entry points then run their body with
-/// `&PeltTables::HL32`, a compile-time constant, as the kernel's `LOAD_AVG_PERIOD`,
-/// `LOAD_AVG_MAX` and table address are; other halflives run the same body with `t`. The
-/// period identifies the table (only the three kernel tables exist as values), so the
-/// result is the same either way.
-#[inline(always)]
-fn is_mainline(t: &PeltTables) -> bool {
-    t.load_avg_period() == PeltTables::HL32.load_avg_period()
+/// Runs `$body` with `$t` bound to `&PeltTables::HL32` when `$t` is mainline's table,
+/// else with `$t` itself. The hot entry points thus run their body with a compile-time
+/// constant table, as the kernel's `LOAD_AVG_PERIOD`, `LOAD_AVG_MAX` and table address
+/// are; other halflives run the same body with `t`. The period identifies the table (only
+/// the three kernel tables exist as values), so the result is the same either way.
+macro_rules! with_const_hl32 {
+    ($t:ident => $body:expr) => {
+        if $t.load_avg_period() == PeltTables::HL32.load_avg_period() {
+            let $t = &PeltTables::HL32;
+            $body
+        } else {
+            $body
+        }
+    };
 }
 
 /// `__accumulate_pelt_segments()`: the contribution of a span that crossed `periods`
@@ -289,11 +295,7 @@ pub fn __update_load_avg_se(
     se: &SchedEntityPelt,
     t: &PeltTables,
 ) -> i32 {
-    if is_mainline(t) {
-        update_load_avg_se(now, sa, se, &PeltTables::HL32)
-    } else {
-        update_load_avg_se(now, sa, se, t)
-    }
+    with_const_hl32!(t => update_load_avg_se(now, sa, se, t))
 }
 
 /// The body of [`__update_load_avg_se`], inlined into both of its arms.
@@ -319,18 +321,7 @@ pub fn __update_load_avg_cfs_rq(
     has_curr: bool,
     t: &PeltTables,
 ) -> i32 {
-    if is_mainline(t) {
-        update_load_avg_cfs_rq(
-            now,
-            sa,
-            load_weight,
-            h_nr_runnable,
-            has_curr,
-            &PeltTables::HL32,
-        )
-    } else {
-        update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr, t)
-    }
+    with_const_hl32!(t => update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr, t))
 }
 
 /// The body of [`__update_load_avg_cfs_rq`], inlined into both of its arms.
