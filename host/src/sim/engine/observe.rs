@@ -331,7 +331,7 @@ impl Engine<'_> {
             nr_queued: i64::from(nr),
             ret,
             ue: buf.ue,
-            before: before,
+            before,
             after: *after,
         };
         push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
