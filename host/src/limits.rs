@@ -221,11 +221,8 @@ pub fn read_text_limited(path: &Path, max: u64, limit: &'static str) -> Result<S
         path: name.clone(),
         msg: e.to_string(),
     };
-    let f = std::fs::File::open(path).map_err(io)?;
+    let f = open_regular(path)?;
     let meta = f.metadata().map_err(io)?;
-    if let Some(kind) = special_kind(&meta) {
-        return Err(InputError::NotAFile { path: name, kind });
-    }
     let too_large = || InputError::TooLarge {
         path: name.clone(),
         limit,

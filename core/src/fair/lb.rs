@@ -3,7 +3,8 @@
 //! (`enum group_type`, `group_has_capacity()`, `group_is_overloaded()`,
 //! `group_classify()`, `smt_balance()`, `update_pick_idlest()`, the `avg_load` of
 //! `update_sg_lb_stats()` / `update_sg_wakeup_stats()`, the local-or-idlest decision of
-//! `sched_balance_find_dst_group()`).
+//! `sched_balance_find_dst_group()`), and the `imbalance_pct` a domain level gets from
+//! `sd_init()` (kernel/sched/topology.c).
 //!
 //! A group is overloaded when it runs more tasks than CPUs and its utilization or
 //! runnable pressure exceeds its capacity by `imbalance_pct`; it has spare capacity with
@@ -162,6 +163,17 @@ pub fn smt_balance(env_idle: bool, sd_share_cpucapacity: bool, sum_h_nr_running:
     env_idle && sd_share_cpucapacity && sum_h_nr_running > 1
 }
 
+/// The `imbalance_pct` `sd_init()` (kernel/sched/topology.c) gives a domain level: 117 by
+/// default (MC/LLC and package levels, NUMA too), 110 where the CPUs share capacity (SMT,
+/// `SD_SHARE_CPUCAPACITY`), so siblings are balanced sooner.
+pub const fn sd_init_imbalance_pct(sd_share_cpucapacity: bool) -> u32 {
+    if sd_share_cpucapacity {
+        110
+    } else {
+        117
+    }
+}
+
 /// `update_pick_idlest()`: does a group (`sgs`, its `sgc->max_capacity`) beat the idlest
 /// so far (`idlest`, `idlest_max_capacity`) in the slow wake-up path? A lower type wins; on
 /// equal types the lower `avg_load` (busy, overloaded), the higher max capacity (misfit),
@@ -233,6 +245,12 @@ mod tests {
             group_runnable: runnable,
             ..SgLbStats::default()
         }
+    }
+
+    #[test]
+    fn sd_init_imbalance_pct_is_110_for_smt_and_117_elsewhere() {
+        assert_eq!(sd_init_imbalance_pct(true), 110);
+        assert_eq!(sd_init_imbalance_pct(false), 117);
     }
 
     #[test]

@@ -70,14 +70,21 @@ pub fn decay_load(val: u64, n: u64, t: &PeltTables) -> u64 {
     mul_u64_u32_shr(val, t.yn_inv_mod(local_n), 32)
 }
 
-/// `t` is mainline's table. The hot entry points then run their body with
-/// `&PeltTables::HL32`, a compile-time constant, as the kernel's `LOAD_AVG_PERIOD`,
-/// `LOAD_AVG_MAX` and table address are; other halflives run the same body with `t`. The
-/// period identifies the table (only the three kernel tables exist as values), so the
-/// result is the same either way.
-#[inline(always)]
-fn is_mainline(t: &PeltTables) -> bool {
-    t.load_avg_period() == PeltTables::HL32.load_avg_period()
+/// Runs `$body` (written once, expanded into both arms) with `$t` bound to
+/// `&PeltTables::HL32` when `$t` is mainline's table, else with `$t` itself. The hot
+/// entry points thus run their body with a compile-time constant table, as the kernel's
+/// `LOAD_AVG_PERIOD`, `LOAD_AVG_MAX` and table address are; other halflives run the same
+/// body with `t`. The period identifies the table (only the three kernel tables exist as
+/// values), so the result is the same either way.
+macro_rules! with_const_hl32 {
+    ($t:ident => $body:expr) => {
+        if $t.load_avg_period() == PeltTables::HL32.load_avg_period() {
+            let $t = &PeltTables::HL32;
+            $body
+        } else {
+            $body
+        }
+    };
 }
 
 /// `__accumulate_pelt_segments()`: the contribution of a span that crossed `periods`
@@ -289,23 +296,15 @@ pub fn __update_load_avg_se(
     se: &SchedEntityPelt,
     t: &PeltTables,
 ) -> i32 {
-    if is_mainline(t) {
-        update_load_avg_se(now, sa, se, &PeltTables::HL32)
-    } else {
-        update_load_avg_se(now, sa, se, t)
-    }
-}
-
-/// The body of [`__update_load_avg_se`], inlined into both of its arms.
-#[inline(always)]
-fn update_load_avg_se(now: u64, sa: &mut SchedAvg, se: &SchedEntityPelt, t: &PeltTables) -> i32 {
-    let load = u64::from(se.on_rq);
-    if update_load_sum(now, sa, load, se_runnable(se), i32::from(se.is_curr), t) != 0 {
-        sync_load_avg(sa, se_weight(se), t);
-        cfs_se_util_change(sa);
-        return 1;
-    }
-    0
+    with_const_hl32!(t => {
+        let load = u64::from(se.on_rq);
+        if update_load_sum(now, sa, load, se_runnable(se), i32::from(se.is_curr), t) != 0 {
+            sync_load_avg(sa, se_weight(se), t);
+            cfs_se_util_change(sa);
+            return 1;
+        }
+        0
+    })
 }
 
 /// `__update_load_avg_cfs_rq()`: updates a cfs_rq's signal with
@@ -319,37 +318,15 @@ pub fn __update_load_avg_cfs_rq(
     has_curr: bool,
     t: &PeltTables,
 ) -> i32 {
-    if is_mainline(t) {
-        update_load_avg_cfs_rq(
-            now,
-            sa,
-            load_weight,
-            h_nr_runnable,
-            has_curr,
-            &PeltTables::HL32,
-        )
-    } else {
-        update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr, t)
-    }
-}
-
-/// The body of [`__update_load_avg_cfs_rq`], inlined into both of its arms.
-#[inline(always)]
-fn update_load_avg_cfs_rq(
-    now: u64,
-    sa: &mut SchedAvg,
-    load_weight: u64,
-    h_nr_runnable: u32,
-    has_curr: bool,
-    t: &PeltTables,
-) -> i32 {
-    let load = scale_load_down(load_weight);
-    let runnable = u64::from(h_nr_runnable);
-    if update_load_sum(now, sa, load, runnable, i32::from(has_curr), t) != 0 {
-        sync_load_avg(sa, 1, t);
-        return 1;
-    }
-    0
+    with_const_hl32!(t => {
+        let load = scale_load_down(load_weight);
+        let runnable = u64::from(h_nr_runnable);
+        if update_load_sum(now, sa, load, runnable, i32::from(has_curr), t) != 0 {
+            sync_load_avg(sa, 1, t);
+            return 1;
+        }
+        0
+    })
 }
 
 /// The shared body of the rt and dl runqueue signals: the `int running` is passed as load

@@ -138,23 +138,38 @@ impl PeltTables {
         self.load_avg_max_n
     }
 
-    /// `PELT_MIN_DIVIDER` (kernel/sched/pelt.h): `LOAD_AVG_MAX - 1024`, the divider at the
-    /// start of a period.
+    /// [`pelt_min_divider`] of this table.
     pub const fn pelt_min_divider(&self) -> u32 {
-        self.load_avg_max.wrapping_sub(1024)
+        pelt_min_divider(self.load_avg_max)
     }
 
-    /// The util_sum threshold of `update_idle_rq_clock_pelt()`:
-    /// `((LOAD_AVG_MAX - 1024) << SCHED_CAPACITY_SHIFT) - LOAD_AVG_MAX`, in u32.
+    /// [`idle_util_sum_threshold`] of this table.
     pub const fn idle_util_sum_threshold(&self) -> u32 {
-        (self.pelt_min_divider() << crate::math::SCHED_CAPACITY_SHIFT)
-            .wrapping_sub(self.load_avg_max)
+        idle_util_sum_threshold(self.load_avg_max)
     }
 
-    /// The period count above which `decay_load()` returns 0: `LOAD_AVG_PERIOD * 63`.
+    /// [`decay_load_zero_threshold_periods`] of this table.
     pub const fn decay_load_zero_threshold_periods(&self) -> u64 {
-        self.load_avg_period as u64 * 63 // u32 -> u64 widening
+        decay_load_zero_threshold_periods(self.load_avg_period)
     }
+}
+
+/// `PELT_MIN_DIVIDER` (kernel/sched/pelt.h) of a table whose `LOAD_AVG_MAX` is
+/// `load_avg_max`: `LOAD_AVG_MAX - 1024`, the divider at the start of a period.
+pub const fn pelt_min_divider(load_avg_max: u32) -> u32 {
+    load_avg_max.wrapping_sub(1024)
+}
+
+/// The util_sum threshold of `update_idle_rq_clock_pelt()` (kernel/sched/pelt.h):
+/// `((LOAD_AVG_MAX - 1024) << SCHED_CAPACITY_SHIFT) - LOAD_AVG_MAX`, in u32.
+pub const fn idle_util_sum_threshold(load_avg_max: u32) -> u32 {
+    (pelt_min_divider(load_avg_max) << crate::math::SCHED_CAPACITY_SHIFT).wrapping_sub(load_avg_max)
+}
+
+/// The period count above which `decay_load()` returns 0 (kernel/sched/pelt.c):
+/// `LOAD_AVG_PERIOD * 63`.
+pub const fn decay_load_zero_threshold_periods(load_avg_period: u32) -> u64 {
+    load_avg_period as u64 * 63 // u32 -> u64 widening
 }
 
 /// What Documentation/scheduler/sched-pelt.c prints for one `HALFLIFE`; `N` is the

@@ -9,8 +9,9 @@ use std::fmt::Write;
 
 use schedmath::cpuidle::IdleRule;
 
+use crate::text::Table;
 use crate::trace::record::{
-    IdleSelectRec, Kind, OuRec, OuTest, PlacementRec, Rec, SugovRec, Trace, IDLE_PID,
+    IdleSelectRec, Kind, OuRec, OuTest, PlacementRec, Rec, SugovCpuRec, SugovRec, Trace, IDLE_PID,
     PWR_EVENT_EXIT,
 };
 
@@ -150,6 +151,9 @@ fn idle_rule_text(r: IdleRule) -> &'static str {
     }
 }
 
+/// Column widths of the schedutil table, one per [`SugovCpuRec::FIELDS`] entry.
+const SUGOV_WIDTHS: [usize; SugovCpuRec::FIELDS.len()] = [6, 6, 6, 6, 10, 10, 22, 7, 7];
+
 fn yes(b: bool) -> &'static str {
     if b {
         "yes"
@@ -208,35 +212,16 @@ impl Explained<'_> {
                 r.cpu,
                 r.flags
             )?;
-            writeln!(
-                o,
-                "    {:>5} {:>6} {:>6} {:>6} {:>6} {:>10} {:>10} {:>22} {:>7} {:>7}",
-                "cpu",
-                "cfs",
-                "rt",
-                "dl",
-                "irq",
-                "uclamp_min",
-                "uclamp_max",
-                "util(+headroom,clamps)",
-                "bw_min",
-                "iowait"
-            )?;
+            let table = SUGOV_WIDTHS
+                .iter()
+                .fold(Table::new(" ").then("    ").right(5), |t, &w| t.right(w));
+            let mut head = vec!["cpu"];
+            head.extend(SugovCpuRec::FIELDS.map(|(_, heading)| heading));
+            table.line(o, &head);
             for c in &r.cpus {
-                writeln!(
-                    o,
-                    "    {:>5} {:>6} {:>6} {:>6} {:>6} {:>10} {:>10} {:>22} {:>7} {:>7}",
-                    format!("cpu{}", c.cpu),
-                    c.util_cfs,
-                    c.util_rt,
-                    c.util_dl,
-                    c.util_irq,
-                    c.uclamp_min,
-                    c.uclamp_max,
-                    c.util,
-                    c.bw_min,
-                    c.iowait_boost
-                )?;
+                let mut cells = vec![format!("cpu{}", c.cpu)];
+                cells.extend(c.values().map(|v| v.to_string()));
+                table.line(o, &cells);
             }
             writeln!(
                 o,

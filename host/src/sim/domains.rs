@@ -20,6 +20,8 @@
 //! span holds more than one `arch_scale_cpu_capacity()` value
 //! (`asym_cpu_capacity_classify()`). No NUMA, no `SD_ASYM_PACKING`, no overlapping groups.
 
+use schedmath::fair::lb::sd_init_imbalance_pct;
+
 use crate::platform::Platform;
 
 /// One sched domain of one CPU.
@@ -44,8 +46,9 @@ pub struct SchedDomains {
     pub per_cpu: Vec<Vec<SchedDomain>>,
 }
 
-/// The three levels' names and imbalance percentages (`sd_init()`).
-const LEVELS: [(&str, u32); 3] = [("SMT", 110), ("MC", 117), ("PKG", 117)];
+/// The three levels' names and whether their CPUs share capacity
+/// (`SD_SHARE_CPUCAPACITY`, which sets `sd_init()`'s imbalance percentage).
+const LEVELS: [(&str, bool); 3] = [("SMT", true), ("MC", false), ("PKG", false)];
 
 impl SchedDomains {
     /// The hierarchy of `platform` (see the module doc).
@@ -77,7 +80,7 @@ impl SchedDomains {
             .map(|c| {
                 let mut doms = Vec::new();
                 let mut below = vec![c];
-                for (level, &(name, imbalance_pct)) in LEVELS.iter().enumerate() {
+                for (level, &(name, share_cpucapacity)) in LEVELS.iter().enumerate() {
                     let s = span(level, c);
                     if s.len() > 1 && s != below {
                         let child =
@@ -94,7 +97,7 @@ impl SchedDomains {
                             name,
                             span: s.clone(),
                             groups,
-                            imbalance_pct,
+                            imbalance_pct: sd_init_imbalance_pct(share_cpucapacity),
                             asym_cpucapacity,
                         });
                     }

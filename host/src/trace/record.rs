@@ -15,8 +15,11 @@
 //! `idle_select`, `overutilized`) are ours: the inputs and outcome of each decision.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use schedmath::cpuidle::IdleRule;
+use schedmath::pelt::SchedAvg;
+use schedmath::util_est::UtilEst;
 
 /// pid of the idle task (`swapper/N`, printed `<idle>` as the current task).
 pub const IDLE_PID: i32 = 0;
@@ -68,32 +71,6 @@ pub enum UeLayout {
     PreV6_9,
 }
 
-/// `struct sched_avg` in a probe record (`util_est`: raw word or `enqueued`;
-/// `util_est_ewma`: pre-v6.9 only).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AvgRec {
-    /// `last_update_time`.
-    pub last_update_time: u64,
-    /// `load_sum`.
-    pub load_sum: u64,
-    /// `runnable_sum`.
-    pub runnable_sum: u64,
-    /// `util_sum`.
-    pub util_sum: u32,
-    /// `period_contrib`.
-    pub period_contrib: u32,
-    /// `load_avg`.
-    pub load_avg: u64,
-    /// `runnable_avg`.
-    pub runnable_avg: u64,
-    /// `util_avg`.
-    pub util_avg: u64,
-    /// The raw util_est word (mainline) or `util_est.enqueued` (pre-v6.9), flag included.
-    pub util_est: u32,
-    /// `util_est.ewma` (pre-v6.9).
-    pub util_est_ewma: u32,
-}
-
 /// Which PELT function a probe record is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PeltFn {
@@ -138,10 +115,10 @@ pub struct PeltCallRec {
     pub ret: i32,
     /// util_est layout of `before`/`after`.
     pub ue: UeLayout,
-    /// `sched_avg` before the call.
-    pub before: AvgRec,
+    /// `sched_avg` before the call (the core's own struct).
+    pub before: SchedAvg,
     /// After.
-    pub after: AvgRec,
+    pub after: SchedAvg,
 }
 
 /// One CPU's inputs to a schedutil update, as passed to the core.
@@ -168,6 +145,38 @@ pub struct SugovCpuRec {
     pub bw_min: u64,
     /// `sg_cpu->iowait_boost`.
     pub iowait_boost: u32,
+}
+
+impl SugovCpuRec {
+    /// The per-CPU inputs in the order both readers print them: the key of the trace's
+    /// `k=v` list and the column heading `explain` prints. One list, so the two formats
+    /// cannot drift apart; [`SugovCpuRec::values`] gives the numbers in the same order.
+    pub const FIELDS: [(&'static str, &'static str); 9] = [
+        ("cfs", "cfs"),
+        ("rt", "rt"),
+        ("dl", "dl"),
+        ("irq", "irq"),
+        ("min", "uclamp_min"),
+        ("max", "uclamp_max"),
+        ("util", "util(+headroom,clamps)"),
+        ("bw_min", "bw_min"),
+        ("iowait", "iowait"),
+    ];
+
+    /// The values of [`SugovCpuRec::FIELDS`], in order.
+    pub fn values(&self) -> [u64; Self::FIELDS.len()] {
+        [
+            self.util_cfs,
+            self.util_rt,
+            self.util_dl,
+            self.util_irq,
+            self.uclamp_min,
+            self.uclamp_max,
+            self.util,
+            self.bw_min,
+            u64::from(self.iowait_boost),
+        ]
+    }
 }
 
 /// A schedutil update (`cpufreq_update_util()` → `sugov_update_*()`).
@@ -378,7 +387,7 @@ pub struct PeltSignals {
 
 impl PeltSignals {
     /// The signals of a `sched_avg` (after the update).
-    pub fn of(a: &AvgRec) -> Self {
+    pub fn of(a: &SchedAvg) -> Self {
         PeltSignals {
             load: a.load_avg,
             util: a.util_avg,
@@ -1007,7 +1016,13 @@ fn b(v: bool) -> Val<'static> {
     Val::I(i64::from(v))
 }
 
-fn avg_vals(out: &mut Vec<Val<'_>>, a: &AvgRec, ue: UeLayout) {
+/// A `sched_avg` as the probe record prints it: the util_est word (mainline) or
+/// `enqueued`, then `ewma` for the pre-v6.9 layout.
+fn avg_vals(out: &mut Vec<Val<'_>>, a: &SchedAvg, ue: UeLayout) {
+    let (util_est, util_est_ewma) = match a.util_est {
+        UtilEst::Mainline(v) => (v, 0),
+        UtilEst::PreV6_9 { enqueued, ewma } => (enqueued, ewma),
+    };
     out.extend([
         Val::U(a.last_update_time),
         Val::U(a.load_sum),
@@ -1017,10 +1032,10 @@ fn avg_vals(out: &mut Vec<Val<'_>>, a: &AvgRec, ue: UeLayout) {
         Val::U(a.load_avg),
         Val::U(a.runnable_avg),
         Val::U(a.util_avg),
-        Val::U(a.util_est.into()),
+        Val::U(util_est.into()),
     ]);
     if ue == UeLayout::PreV6_9 {
-        out.push(Val::U(a.util_est_ewma.into()));
+        out.push(Val::U(util_est_ewma.into()));
     }
 }
 
@@ -1206,19 +1221,11 @@ impl Kind {
                     .cpus
                     .iter()
                     .map(|c| {
-                        format!(
-                            "{}:cfs={}:rt={}:dl={}:irq={}:min={}:max={}:util={}:bw_min={}:iowait={}",
-                            c.cpu,
-                            c.util_cfs,
-                            c.util_rt,
-                            c.util_dl,
-                            c.util_irq,
-                            c.uclamp_min,
-                            c.uclamp_max,
-                            c.util,
-                            c.bw_min,
-                            c.iowait_boost
-                        )
+                        let mut f = c.cpu.to_string();
+                        for ((key, _), v) in SugovCpuRec::FIELDS.iter().zip(c.values()) {
+                            let _ = write!(f, ":{key}={v}");
+                        }
+                        f
                     })
                     .collect::<Vec<_>>()
                     .join(",");

@@ -19,7 +19,7 @@ use schedmath::pelt::clock::{
     rq_clock_pelt, update_idle_rq_clock_pelt, update_rq_clock_task, PeltClockCpu, RqClock,
 };
 use schedmath::pelt::{
-    self, accumulate_pelt_segments, decay_load, sched_pelt_generator, PeltTables, SchedAvg,
+    self, accumulate_pelt_segments, decay_load, sched_pelt_generator, tables, PeltTables, SchedAvg,
     SchedEntityPelt,
 };
 use schedmath::profile::{Halflife, Profile};
@@ -114,16 +114,17 @@ impl Case for SchedPeltGenerator {
         }
         let g = sched_pelt_generator::<GENERATOR_MAX_HALFLIFE>(self.halflife)
             .ok_or(CaseError::OutOfRange("HALFLIFE"))?;
-        let min_divider = g.load_avg_max.wrapping_sub(1024);
         Ok(GeneratorOut {
             matches_kernel_sched_pelt_h: (self.halflife == 32)
                 .then(|| g.matches(&PeltTables::HL32)),
             LOAD_AVG_PERIOD: g.load_avg_period,
             LOAD_AVG_MAX: g.load_avg_max,
             LOAD_AVG_MAX_N: g.load_avg_max_n,
-            PELT_MIN_DIVIDER: min_divider,
-            idle_util_sum_threshold: (min_divider << 10).wrapping_sub(g.load_avg_max),
-            decay_load_zero_threshold_periods: u64::from(g.load_avg_period) * 63,
+            PELT_MIN_DIVIDER: tables::pelt_min_divider(g.load_avg_max),
+            idle_util_sum_threshold: tables::idle_util_sum_threshold(g.load_avg_max),
+            decay_load_zero_threshold_periods: tables::decay_load_zero_threshold_periods(
+                g.load_avg_period,
+            ),
             runnable_avg_yN_inv: g.runnable_avg_yn_inv,
         })
     }
@@ -173,9 +174,10 @@ impl Case for AccumulatePeltSegments {
 
 /// `struct sched_avg` as the fixtures write it, for `in.init` and `out.after[i]`: the
 /// core's [`SchedAvg`] with the task's `util_est` as a plain word (present only in
-/// sched_entity suites) and the update's return value. [`SchedAvgJson::of`] and
-/// [`SchedAvgJson::avg`] name every field on both sides, so a field added to `SchedAvg`
-/// fails to compile here instead of being dropped.
+/// sched_entity suites) and the update's return value: the fixtures' wire shape, not the
+/// core's (whose `util_est` is the layout enum), so its own struct. [`SchedAvgJson::of`]
+/// destructures and [`SchedAvgJson::avg`] builds a whole `SchedAvg`, so a field added to
+/// `SchedAvg` fails to compile here instead of being dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedAvgJson {
@@ -233,27 +235,15 @@ impl SchedAvgJson {
 
     /// The core's `SchedAvg` with `util_est` (the written word is the caller's to read).
     pub fn avg(&self, util_est: UtilEst) -> SchedAvg {
-        let SchedAvgJson {
-            last_update_time,
-            load_sum,
-            runnable_sum,
-            util_sum,
-            period_contrib,
-            load_avg,
-            runnable_avg,
-            util_avg,
-            util_est: _,
-            ret: _,
-        } = *self;
         SchedAvg {
-            last_update_time,
-            load_sum,
-            runnable_sum,
-            util_sum,
-            period_contrib,
-            load_avg,
-            runnable_avg,
-            util_avg,
+            last_update_time: self.last_update_time,
+            load_sum: self.load_sum,
+            runnable_sum: self.runnable_sum,
+            util_sum: self.util_sum,
+            period_contrib: self.period_contrib,
+            load_avg: self.load_avg,
+            runnable_avg: self.runnable_avg,
+            util_avg: self.util_avg,
             util_est,
         }
     }
@@ -394,12 +384,41 @@ impl Signal for Se {
     }
 }
 
-/// Ops of `cfs_rq_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum CfsRqOp {
-    /// `__update_load_avg_cfs_rq()`.
-    #[serde(rename = "__update_load_avg_cfs_rq")]
-    Update {
+/// A signal whose suite has one op: the op enum with its one variant `Update` (named
+/// `$name` in the fixtures) and its fields, and the core call the op makes.
+macro_rules! single_op_signal {
+    (
+        $kind:ident, $op:ident, $suite:literal, $name:literal,
+        { $($(#[$doc:meta])* $field:ident: $ty:ty,)* },
+        |$sa:ident, $t:ident| $call:expr
+    ) => {
+        #[doc = concat!("Ops of `", $suite, "`.")]
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub enum $op {
+            #[doc = concat!("`", $name, "()`.")]
+            #[serde(rename = $name)]
+            Update {
+                $($(#[$doc])* $field: $ty,)*
+            },
+        }
+
+        impl Signal for $kind {
+            type Op = $op;
+            const UTIL_EST: bool = false;
+            fn update($sa: &mut SchedAvg, op: &$op, $t: &PeltTables) -> Result<i32, CaseError> {
+                let $op::Update { $($field),* } = *op;
+                Ok($call)
+            }
+        }
+    };
+}
+
+single_op_signal!(
+    CfsRq,
+    CfsRqOp,
+    "cfs_rq_sequence",
+    "__update_load_avg_cfs_rq",
+    {
         /// PELT clock.
         now: u64,
         /// `cfs_rq->load.weight` (scaled).
@@ -409,99 +428,57 @@ pub enum CfsRqOp {
         /// `cfs_rq->curr != NULL`.
         has_curr: u64,
     },
-}
+    |sa, t| pelt::__update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr != 0, t)
+);
 
-impl Signal for CfsRq {
-    type Op = CfsRqOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &CfsRqOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let CfsRqOp::Update {
-            now,
-            load_weight,
-            h_nr_runnable,
-            has_curr,
-        } = *op;
-        Ok(pelt::__update_load_avg_cfs_rq(
-            now,
-            sa,
-            load_weight,
-            h_nr_runnable,
-            has_curr != 0,
-            t,
-        ))
-    }
-}
-
-/// The rt and dl rq signals: one op `{now, running}` calling the class's update.
-macro_rules! class_rq_signal {
-    ($kind:ident, $op:ident, $suite:literal, $name:literal, $update:path) => {
-        #[doc = concat!("Ops of `", $suite, "`.")]
-        #[derive(Clone, Debug, Serialize, Deserialize)]
-        pub enum $op {
-            #[doc = concat!("`", $name, "()`.")]
-            #[serde(rename = $name)]
-            Update {
-                /// PELT clock.
-                now: u64,
-                /// A task of the class is running.
-                running: i32,
-            },
-        }
-
-        impl Signal for $kind {
-            type Op = $op;
-            const UTIL_EST: bool = false;
-            fn update(sa: &mut SchedAvg, op: &$op, t: &PeltTables) -> Result<i32, CaseError> {
-                let $op::Update { now, running } = *op;
-                Ok($update(now, sa, running, t))
-            }
-        }
-    };
-}
-
-class_rq_signal!(
+single_op_signal!(
     Rt,
     RtOp,
     "rt_sequence",
     "update_rt_rq_load_avg",
-    pelt::update_rt_rq_load_avg
+    {
+        /// PELT clock.
+        now: u64,
+        /// A task of the class is running.
+        running: i32,
+    },
+    |sa, t| pelt::update_rt_rq_load_avg(now, sa, running, t)
 );
-class_rq_signal!(
+
+single_op_signal!(
     Dl,
     DlOp,
     "dl_sequence",
     "update_dl_rq_load_avg",
-    pelt::update_dl_rq_load_avg
+    {
+        /// PELT clock.
+        now: u64,
+        /// A task of the class is running.
+        running: i32,
+    },
+    |sa, t| pelt::update_dl_rq_load_avg(now, sa, running, t)
 );
 
-/// Ops of `hw_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum HwOp {
-    /// `update_hw_load_avg()`.
-    #[serde(rename = "update_hw_load_avg")]
-    Update {
+single_op_signal!(
+    Hw,
+    HwOp,
+    "hw_sequence",
+    "update_hw_load_avg",
+    {
         /// PELT clock.
         now: u64,
         /// Capacity lost to hw pressure.
         capacity: u64,
     },
-}
+    |sa, t| pelt::update_hw_load_avg(now, sa, capacity, t)
+);
 
-impl Signal for Hw {
-    type Op = HwOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &HwOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let HwOp::Update { now, capacity } = *op;
-        Ok(pelt::update_hw_load_avg(now, sa, capacity, t))
-    }
-}
-
-/// Ops of `irq_sequence`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum IrqOp {
-    /// `update_irq_load_avg()`.
-    #[serde(rename = "update_irq_load_avg")]
-    Update {
+single_op_signal!(
+    Irq,
+    IrqOp,
+    "irq_sequence",
+    "update_irq_load_avg",
+    {
         /// `rq->clock`.
         clock: u64,
         /// irq time of the interval (ns).
@@ -511,28 +488,8 @@ pub enum IrqOp {
         /// `arch_scale_cpu_capacity()`.
         cpu_capacity: u64,
     },
-}
-
-impl Signal for Irq {
-    type Op = IrqOp;
-    const UTIL_EST: bool = false;
-    fn update(sa: &mut SchedAvg, op: &IrqOp, t: &PeltTables) -> Result<i32, CaseError> {
-        let IrqOp::Update {
-            clock,
-            running,
-            freq_capacity,
-            cpu_capacity,
-        } = *op;
-        Ok(pelt::update_irq_load_avg(
-            clock,
-            sa,
-            running,
-            freq_capacity,
-            cpu_capacity,
-            t,
-        ))
-    }
-}
+    |sa, t| pelt::update_irq_load_avg(clock, sa, running, freq_capacity, cpu_capacity, t)
+);
 
 /// `pelt/se_sequence`.
 pub type SeSequence = SignalSeq<Se>;

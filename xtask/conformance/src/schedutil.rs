@@ -7,8 +7,9 @@
 //!
 //! Wire shapes: a frequency table is `table` (kHz) plus an optional parallel `flags`, each
 //! a `heapless::Vec` of the core's [`CPUFREQ_TABLE_MAX`] entries, so a longer table is
-//! refused when the case is read. Inputs that several functions share are repeated as
-//! plain fields (postcard cannot read `flatten`) and turned into core types by one helper.
+//! refused when the case is read. Inputs that several functions share (the table fields,
+//! a core struct such as [`SugovRq`]) are one struct paired with each case's own fields
+//! by [`Flat`] (postcard cannot read `flatten`) and turned into core types by one helper.
 
 use schedmath::capacity::{effective_cpu_util, EffectiveUtilInput};
 use schedmath::cpufreq::{
@@ -46,23 +47,27 @@ pub fn freq_table(table: &[u32], flags: Option<&[u32]>) -> Result<FreqTable, Cas
     Ok(out)
 }
 
-/// The table fields every table-using input carries, borrowed from it.
-pub struct TableIn<'a> {
-    /// `table`; `None` for a driver without one.
-    pub table: Option<&'a TableList>,
-    /// `flags`, parallel to `table`.
-    pub flags: Option<&'a TableList>,
+/// The table fields every table-using input carries, read once and paired with the
+/// case's own fields by [`Flat`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TableIn {
+    /// Frequencies (kHz); `None` for a driver without a table.
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
+    pub table: Option<TableList>,
+    /// Entry flags, parallel to `table`.
+    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
+    pub flags: Option<TableList>,
     /// `freq_table_sorted` (0, 1 or 2).
     pub freq_table_sorted: u32,
     /// `efficiencies_available`.
     pub efficiencies_available: bool,
 }
 
-impl TableIn<'_> {
+impl TableIn {
     /// A policy with this table and the given limits (other fields zero).
     pub fn policy(&self, min: u32, max: u32) -> Result<CpufreqPolicy, CaseError> {
-        let freq_table = match self.table {
-            Some(t) => Some(freq_table(t, self.flags.map(|f| f.as_slice()))?),
+        let freq_table = match &self.table {
+            Some(t) => Some(freq_table(t, self.flags.as_ref().map(|f| f.as_slice()))?),
             None => None,
         };
         let freq_table_sorted = FreqTableSorted::from_u32(self.freq_table_sorted)
@@ -297,20 +302,9 @@ impl Case for SetFreqTableSorted {
     }
 }
 
-/// `cpufreq_frequency_table_target` {table fields, target_freq, min, max, relation} →
-/// {ret, frequency, warn}.
+/// `cpufreq_frequency_table_target`'s fields beside the table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CpufreqFrequencyTableTarget {
-    /// Frequencies (kHz).
-    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
-    pub table: Option<TableList>,
-    /// Entry flags.
-    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
-    pub flags: Option<TableList>,
-    /// `freq_table_sorted`.
-    pub freq_table_sorted: u32,
-    /// `efficiencies_available`.
-    pub efficiencies_available: bool,
+pub struct TableTargetArgs {
     /// Target (kHz).
     pub target_freq: u32,
     /// Lower limit passed in.
@@ -320,6 +314,10 @@ pub struct CpufreqFrequencyTableTarget {
     /// `CPUFREQ_RELATION_*`, optionally with E.
     pub relation: u32,
 }
+
+/// `cpufreq_frequency_table_target` {table fields, target_freq, min, max, relation} →
+/// {ret, frequency, warn}.
+pub type CpufreqFrequencyTableTarget = Flat<TableIn, TableTargetArgs>;
 
 /// The index, its frequency and the WARN count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -336,20 +334,9 @@ pub struct TableTargetOut {
 impl Case for CpufreqFrequencyTableTarget {
     type Out = TableTargetOut;
     fn run(&self, _: &str) -> Result<TableTargetOut, CaseError> {
-        let policy = TableIn {
-            table: self.table.as_ref(),
-            flags: self.flags.as_ref(),
-            freq_table_sorted: self.freq_table_sorted,
-            efficiencies_available: self.efficiencies_available,
-        }
-        .policy(self.min, self.max)?;
-        let r = cpufreq_frequency_table_target(
-            &policy,
-            self.target_freq,
-            self.min,
-            self.max,
-            self.relation,
-        );
+        let Flat(table, a) = self;
+        let policy = table.policy(a.min, a.max)?;
+        let r = cpufreq_frequency_table_target(&policy, a.target_freq, a.min, a.max, a.relation);
         Ok(TableTargetOut {
             ret: r.idx,
             frequency: table_frequency(policy.freq_table.as_deref().unwrap_or(&[]), r.idx),
@@ -358,20 +345,9 @@ impl Case for CpufreqFrequencyTableTarget {
     }
 }
 
-/// `cpufreq_driver_resolve_freq` {table fields, policy_min, policy_max, target_freq} →
-/// {ret, cached_target_freq, cached_resolved_idx}.
+/// `cpufreq_driver_resolve_freq`'s fields beside the table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CpufreqDriverResolveFreq {
-    /// Frequencies (kHz); `None` for a driver without a table.
-    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
-    pub table: Option<TableList>,
-    /// Entry flags.
-    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
-    pub flags: Option<TableList>,
-    /// `freq_table_sorted`.
-    pub freq_table_sorted: u32,
-    /// `efficiencies_available`.
-    pub efficiencies_available: bool,
+pub struct ResolveFreqArgs {
     /// `policy->min`.
     pub policy_min: u32,
     /// `policy->max`.
@@ -379,6 +355,10 @@ pub struct CpufreqDriverResolveFreq {
     /// Target (kHz).
     pub target_freq: u32,
 }
+
+/// `cpufreq_driver_resolve_freq` {table fields, policy_min, policy_max, target_freq} →
+/// {ret, cached_target_freq, cached_resolved_idx}.
+pub type CpufreqDriverResolveFreq = Flat<TableIn, ResolveFreqArgs>;
 
 /// The resolved frequency and the policy's cache after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -395,14 +375,9 @@ pub struct ResolveFreqOut {
 impl Case for CpufreqDriverResolveFreq {
     type Out = ResolveFreqOut;
     fn run(&self, _: &str) -> Result<ResolveFreqOut, CaseError> {
-        let mut policy = TableIn {
-            table: self.table.as_ref(),
-            flags: self.flags.as_ref(),
-            freq_table_sorted: self.freq_table_sorted,
-            efficiencies_available: self.efficiencies_available,
-        }
-        .policy(self.policy_min, self.policy_max)?;
-        let ret = cpufreq_driver_resolve_freq(&mut policy, self.target_freq);
+        let Flat(table, a) = self;
+        let mut policy = table.policy(a.policy_min, a.policy_max)?;
+        let ret = cpufreq_driver_resolve_freq(&mut policy, a.target_freq);
         Ok(ResolveFreqOut {
             ret,
             cached_target_freq: policy.cached_target_freq,

@@ -584,15 +584,8 @@ impl Engine<'_> {
     /// `requeue_delayed_entity()`, runnable again, then wake-up preemption.
     pub(super) fn requeue_delayed(&mut self, t: usize) {
         let c = self.tasks[t].cpu;
-        self.acct(c);
-        self.update_rq_clock(c);
-        self.update_curr(c);
-        let ucfg = self.ucfg;
-        {
-            let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
-            uclamp_rq_inc(&mut r.uclamp, &mut task.uclamp, false, &ucfg);
-            util_est_enqueue(&mut r.cfs, &task.avg);
-        }
+        self.enqueue_task_start(c, t);
+        util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
         let level = self.tasks[t].group;
         let v = self.cfs_view(c, level, self.rqs[c].curr);
         let (curr, cfg) = (self.curr_of(c, &v), self.fair.eevdf);

@@ -13,30 +13,10 @@ use super::*;
 use crate::sim::group::ROOT;
 use crate::sim::observe::{pid_of, TraceBuf};
 use crate::trace::record::{
-    AvgRec, CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PdEnergyRec, PeltCallRec, PeltFn,
+    CandidateRec, IdleSelectRec, Kind, OuRec, OuTest, PdEnergyRec, PeltCallRec, PeltFn,
     PeltSignals, PlacementRec, PlacementRule, PrevState, SugovCpuRec, SugovRec, UeLayout, IDLE_PID,
     PWR_EVENT_EXIT,
 };
-
-/// `struct sched_avg` as a probe record prints it.
-fn avg_rec(a: &SchedAvg) -> AvgRec {
-    let (util_est, util_est_ewma) = match a.util_est {
-        UtilEst::Mainline(v) => (v, 0),
-        UtilEst::PreV6_9 { enqueued, ewma } => (enqueued, ewma),
-    };
-    AvgRec {
-        last_update_time: a.last_update_time,
-        load_sum: a.load_sum,
-        runnable_sum: a.runnable_sum,
-        util_sum: a.util_sum,
-        period_contrib: a.period_contrib,
-        load_avg: a.load_avg,
-        runnable_avg: a.runnable_avg,
-        util_avg: a.util_avg,
-        util_est,
-        util_est_ewma,
-    }
-}
 
 /// (enqueued, ewma) as LISA's util_est events print them: the one-word estimate in
 /// both for v6.9+ tasks, `enqueued`/`ewma` before; the flag masked off for a task.
@@ -102,8 +82,8 @@ fn se_call(
         nr_queued: -1,
         ret,
         ue,
-        before: avg_rec(before),
-        after: avg_rec(after),
+        before: *before,
+        after: *after,
     }
 }
 
@@ -351,8 +331,8 @@ impl Engine<'_> {
             nr_queued: i64::from(nr),
             ret,
             ue: buf.ue,
-            before: avg_rec(&before),
-            after: avg_rec(after),
+            before,
+            after: *after,
         };
         push_pelt(buf, self.now, rec, |cpu, avg| Kind::PeltCfs {
             cpu,

@@ -6,15 +6,21 @@ use super::*;
 use crate::sim::group::Ent;
 
 impl Engine<'_> {
-    pub(super) fn enqueue(&mut self, c: usize, t: usize) {
+    /// What `enqueue_task()` (kernel/sched/core.c) does for every class before the
+    /// class's own enqueue: account CPU `c` up to now, update the rq clock and curr, and
+    /// add task `t`'s clamps to the rq (`uclamp_rq_inc()`). A delayed-dequeue requeue
+    /// starts the same way.
+    pub(super) fn enqueue_task_start(&mut self, c: usize, t: usize) {
         self.acct(c);
         self.update_rq_clock(c);
         self.update_curr(c);
         let ucfg = self.ucfg;
-        {
-            let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
-            uclamp_rq_inc(&mut r.uclamp, &mut task.uclamp, false, &ucfg);
-        }
+        let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
+        uclamp_rq_inc(&mut r.uclamp, &mut task.uclamp, false, &ucfg);
+    }
+
+    pub(super) fn enqueue(&mut self, c: usize, t: usize) {
+        self.enqueue_task_start(c, t);
         if self.tasks[t].is_fair() {
             util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
             self.tr_util_est_cfs(c);

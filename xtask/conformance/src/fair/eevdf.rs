@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::cfs::{levels_and_task, sysctl_61, LevelJson, MAX_LEVELS};
 use super::{is_cfs, lw, need, profile_of, trap};
 use crate::capacity::{bounded, Flag, Ret};
+use crate::flat::Flat;
 use crate::{Case, CaseError};
 
 /// Most queued entities an `avg_vruntime_entities` case may list.
@@ -373,9 +374,10 @@ pub struct PlaceFeatures {
     pub START_DEBIT: Option<Flag>,
 }
 
-/// `place_entity`: EEVDF (eevdf.jsonl) or 6.1 (cfs_v6_1.jsonl) by the header variant.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PlaceEntity {
+/// The explicit cfs_rq of `place_entity` and `update_min_vruntime`: EEVDF reads all of
+/// it, 6.1 only `min_vruntime` (and `update_min_vruntime` its `curr`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct CfsRqJson {
     /// `cfs_rq->min_vruntime`.
     pub min_vruntime: u64,
     /// EEVDF `avg_vruntime`.
@@ -387,9 +389,26 @@ pub struct PlaceEntity {
     /// EEVDF `nr_queued`.
     #[serde(default)]
     pub nr_queued: Option<u32>,
-    /// EEVDF `curr`.
+    /// `curr`.
     #[serde(default)]
     pub curr: Option<CurrJson>,
+}
+
+impl CfsRqJson {
+    /// The EEVDF cfs_rq (its sums required).
+    fn eevdf(&self) -> Result<CfsRq, CaseError> {
+        Ok(cfs_rq(
+            self.min_vruntime,
+            need(self.avg_vruntime, "avg_vruntime")?,
+            need(self.avg_load, "avg_load")?,
+            need(self.nr_queued, "nr_queued")?,
+        ))
+    }
+}
+
+/// `place_entity`'s fields beside its cfs_rq.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PlaceArgs {
     /// The entity.
     pub se: PlaceSe,
     /// EEVDF enqueue flags.
@@ -420,6 +439,9 @@ pub struct PlaceEntity {
     #[serde(default)]
     pub rq_h_nr_running: Option<u32>,
 }
+
+/// `place_entity`: EEVDF (eevdf.jsonl) or 6.1 (cfs_v6_1.jsonl) by the header variant.
+pub type PlaceEntity = Flat<CfsRqJson, PlaceArgs>;
 
 /// Either `place_entity`'s output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -457,111 +479,103 @@ pub struct PlaceEntityOut {
     pub long_sleeper: Option<Flag>,
 }
 
-impl PlaceEntity {
-    fn eevdf(&self) -> Result<PlaceEntityOut, CaseError> {
-        let c = cfs_rq(
-            self.min_vruntime,
-            need(self.avg_vruntime, "avg_vruntime")?,
-            need(self.avg_load, "avg_load")?,
-            need(self.nr_queued, "nr_queued")?,
-        );
-        let s = &self.se;
-        let mut se = SchedEntity {
-            load: lw(
-                need(s.weight, "se.weight")?,
-                need(s.inv_weight, "se.inv_weight")?,
-            ),
-            deadline: need(s.deadline, "se.deadline")?,
-            vlag: need(s.vlag, "se.vlag")?,
-            slice: need(s.slice, "se.slice")?,
-            custom_slice: need(s.custom_slice, "se.custom_slice")?.0,
-            rel_deadline: need(s.rel_deadline, "se.rel_deadline")?.0,
-            ..SchedEntity::default()
-        };
-        let f = &self.features;
-        let features = EevdfFeatures {
-            place_lag: need(f.PLACE_LAG, "features.PLACE_LAG")?.0,
-            place_deadline_initial: need(
-                f.PLACE_DEADLINE_INITIAL,
-                "features.PLACE_DEADLINE_INITIAL",
-            )?
+/// EEVDF's `place_entity()`.
+fn place_eevdf(rq: &CfsRqJson, a: &PlaceArgs) -> Result<PlaceEntityOut, CaseError> {
+    let c = rq.eevdf()?;
+    let s = &a.se;
+    let mut se = SchedEntity {
+        load: lw(
+            need(s.weight, "se.weight")?,
+            need(s.inv_weight, "se.inv_weight")?,
+        ),
+        deadline: need(s.deadline, "se.deadline")?,
+        vlag: need(s.vlag, "se.vlag")?,
+        slice: need(s.slice, "se.slice")?,
+        custom_slice: need(s.custom_slice, "se.custom_slice")?.0,
+        rel_deadline: need(s.rel_deadline, "se.rel_deadline")?.0,
+        ..SchedEntity::default()
+    };
+    let f = &a.features;
+    let features = EevdfFeatures {
+        place_lag: need(f.PLACE_LAG, "features.PLACE_LAG")?.0,
+        place_deadline_initial: need(f.PLACE_DEADLINE_INITIAL, "features.PLACE_DEADLINE_INITIAL")?
             .0,
-            ..EevdfFeatures::default()
-        };
-        let initial = need(self.flags, "flags")?.enqueue_initial.0;
-        let base = need(self.sysctl_sched_base_slice, "sysctl_sched_base_slice")?;
-        let p =
-            place_entity(&c, curr(&self.curr), &mut se, initial, &features, base).map_err(trap)?;
-        Ok(PlaceEntityOut {
-            vruntime: se.vruntime,
-            deadline: Some(se.deadline),
-            slice: Some(se.slice),
-            rel_deadline: Some(Flag(se.rel_deadline)),
-            lag: Some(p.lag),
-            vslice: Some(p.vslice),
-            V: Some(p.v),
-            inv_weight: Some(se.load.inv_weight),
-            base: None,
-            long_sleeper: None,
-        })
-    }
+        ..EevdfFeatures::default()
+    };
+    let initial = need(a.flags, "flags")?.enqueue_initial.0;
+    let base = need(a.sysctl_sched_base_slice, "sysctl_sched_base_slice")?;
+    let p = place_entity(&c, curr(&rq.curr), &mut se, initial, &features, base).map_err(trap)?;
+    Ok(PlaceEntityOut {
+        vruntime: se.vruntime,
+        deadline: Some(se.deadline),
+        slice: Some(se.slice),
+        rel_deadline: Some(Flag(se.rel_deadline)),
+        lag: Some(p.lag),
+        vslice: Some(p.vslice),
+        V: Some(p.v),
+        inv_weight: Some(se.load.inv_weight),
+        base: None,
+        long_sleeper: None,
+    })
+}
 
-    fn cfs(&self) -> Result<PlaceEntityOut, CaseError> {
-        let sysctl = sysctl_61(need(self.nr_cpus, "nr_cpus")?);
-        let levels = need(self.levels.as_ref(), "levels")?;
-        let f = &self.features;
-        let features = CfsFeatures {
-            gentle_fair_sleepers: need(f.GENTLE_FAIR_SLEEPERS, "features.GENTLE_FAIR_SLEEPERS")?.0,
-            start_debit: need(f.START_DEBIT, "features.START_DEBIT")?.0,
-            ..CfsFeatures::default()
-        };
-        let idle = need(self.se.idle, "se.idle")?.0;
-        let env = cfs::SliceEnv {
-            cfs_nr_running: need(self.cfs_nr_running, "cfs_nr_running")?,
-            cfs_idle_nr_running: 0,
-            rq_h_nr_running: need(self.rq_h_nr_running, "rq_h_nr_running")?,
-            se_idle: idle,
-        };
-        let (levels, task) = levels_and_task(levels)?;
-        let mut se = CfsPlaceEntity {
-            vruntime: need(self.se.vruntime, "se.vruntime")?,
-            exec_start: need(self.se.exec_start, "se.exec_start")?,
-            idle,
-            load: task,
-        };
-        let p = cfs::place_entity(
-            self.min_vruntime,
-            &mut se,
-            need(self.initial, "initial")?.0,
-            need(self.rq_clock_task, "rq_clock_task")?,
-            &levels,
-            &env,
-            &features,
-            &sysctl,
-        )
-        .ok_or(CaseError::TooLong(crate::limit::CFS_MAX_LEVELS))?;
-        Ok(PlaceEntityOut {
-            vruntime: p.vruntime,
-            deadline: None,
-            slice: None,
-            rel_deadline: None,
-            lag: None,
-            vslice: None,
-            V: None,
-            inv_weight: None,
-            base: Some(p.base),
-            long_sleeper: Some(Flag(p.long_sleeper)),
-        })
-    }
+/// 6.1's `place_entity()`.
+fn place_cfs(rq: &CfsRqJson, a: &PlaceArgs) -> Result<PlaceEntityOut, CaseError> {
+    let sysctl = sysctl_61(need(a.nr_cpus, "nr_cpus")?);
+    let levels = need(a.levels.as_ref(), "levels")?;
+    let f = &a.features;
+    let features = CfsFeatures {
+        gentle_fair_sleepers: need(f.GENTLE_FAIR_SLEEPERS, "features.GENTLE_FAIR_SLEEPERS")?.0,
+        start_debit: need(f.START_DEBIT, "features.START_DEBIT")?.0,
+        ..CfsFeatures::default()
+    };
+    let idle = need(a.se.idle, "se.idle")?.0;
+    let env = cfs::SliceEnv {
+        cfs_nr_running: need(a.cfs_nr_running, "cfs_nr_running")?,
+        cfs_idle_nr_running: 0,
+        rq_h_nr_running: need(a.rq_h_nr_running, "rq_h_nr_running")?,
+        se_idle: idle,
+    };
+    let (levels, task) = levels_and_task(levels)?;
+    let mut se = CfsPlaceEntity {
+        vruntime: need(a.se.vruntime, "se.vruntime")?,
+        exec_start: need(a.se.exec_start, "se.exec_start")?,
+        idle,
+        load: task,
+    };
+    let p = cfs::place_entity(
+        rq.min_vruntime,
+        &mut se,
+        need(a.initial, "initial")?.0,
+        need(a.rq_clock_task, "rq_clock_task")?,
+        &levels,
+        &env,
+        &features,
+        &sysctl,
+    )
+    .ok_or(CaseError::TooLong(crate::limit::CFS_MAX_LEVELS))?;
+    Ok(PlaceEntityOut {
+        vruntime: p.vruntime,
+        deadline: None,
+        slice: None,
+        rel_deadline: None,
+        lag: None,
+        vslice: None,
+        V: None,
+        inv_weight: None,
+        base: Some(p.base),
+        long_sleeper: Some(Flag(p.long_sleeper)),
+    })
 }
 
 impl Case for PlaceEntity {
     type Out = PlaceEntityOut;
     fn run(&self, variant: &str) -> Result<PlaceEntityOut, CaseError> {
+        let Flat(rq, args) = self;
         if is_cfs(variant)? {
-            self.cfs()
+            place_cfs(rq, args)
         } else {
-            self.eevdf()
+            place_eevdf(rq, args)
         }
     }
 }
@@ -628,27 +642,16 @@ impl Case for UpdateDeadline {
     }
 }
 
-/// `update_min_vruntime`: EEVDF (with the sums) or 6.1 (`leftmost_vruntime`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct UpdateMinVruntime {
-    /// `min_vruntime`.
-    pub min_vruntime: u64,
-    /// EEVDF `avg_vruntime`.
-    #[serde(default)]
-    pub avg_vruntime: Option<i64>,
-    /// EEVDF `avg_load`.
-    #[serde(default)]
-    pub avg_load: Option<u64>,
-    /// EEVDF `nr_queued`.
-    #[serde(default)]
-    pub nr_queued: Option<u32>,
-    /// `curr`.
-    #[serde(default)]
-    pub curr: Option<CurrJson>,
+/// `update_min_vruntime`'s field beside its cfs_rq.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct MinVruntimeArgs {
     /// The tree's smallest vruntime (EEVDF: the augmented root's; 6.1: the leftmost's).
     #[serde(default, alias = "leftmost_vruntime")]
     pub root_min_vruntime: Option<u64>,
 }
+
+/// `update_min_vruntime`: EEVDF (with the sums) or 6.1 (`leftmost_vruntime`).
+pub type UpdateMinVruntime = Flat<CfsRqJson, MinVruntimeArgs>;
 
 /// `{min_vruntime, avg_vruntime}` (no sums under 6.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -664,19 +667,15 @@ pub struct UpdateMinVruntimeOut {
 impl Case for UpdateMinVruntime {
     type Out = UpdateMinVruntimeOut;
     fn run(&self, variant: &str) -> Result<UpdateMinVruntimeOut, CaseError> {
+        let Flat(rq, args) = self;
         let profile = profile_of(variant)?;
         let cfs61 = is_cfs(variant)?;
         let mut c = if cfs61 {
-            cfs_rq(self.min_vruntime, 0, 0, 0)
+            cfs_rq(rq.min_vruntime, 0, 0, 0)
         } else {
-            cfs_rq(
-                self.min_vruntime,
-                need(self.avg_vruntime, "avg_vruntime")?,
-                need(self.avg_load, "avg_load")?,
-                need(self.nr_queued, "nr_queued")?,
-            )
+            rq.eevdf()?
         };
-        update_min_vruntime(&mut c, curr(&self.curr), self.root_min_vruntime, &profile);
+        update_min_vruntime(&mut c, curr(&rq.curr), args.root_min_vruntime, &profile);
         Ok(UpdateMinVruntimeOut {
             min_vruntime: c.min_vruntime,
             avg_vruntime: (!cfs61).then_some(c.avg_vruntime),

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{is_cfs, need, profile_of};
 use crate::capacity::{ret_flag, Flag, Ret};
+use crate::flat::Flat;
 use crate::{Case, CaseError};
 
 /// The six numeric `sg_lb_stats` inputs and `imbalance_pct`.
@@ -38,46 +39,39 @@ impl Capacity {
     }
 }
 
-/// `group_has_capacity`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct GroupHasCapacity(pub Capacity);
+/// A case that asks one `sg_lb_stats` predicate about [`Capacity`]: `$f(imbalance_pct,
+/// &sgs)` → `{ret}`.
+macro_rules! capacity_case {
+    ($name:ident, $doc:literal, $f:path) => {
+        #[doc = $doc]
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub Capacity);
 
-impl Case for GroupHasCapacity {
-    type Out = Ret<Flag>;
-    fn run(&self, _: &str) -> Result<Ret<Flag>, CaseError> {
-        ret_flag(lb::group_has_capacity(self.0.imbalance_pct, &self.0.sgs()))
-    }
+        impl Case for $name {
+            type Out = Ret<Flag>;
+            fn run(&self, _: &str) -> Result<Ret<Flag>, CaseError> {
+                ret_flag($f(self.0.imbalance_pct, &self.0.sgs()))
+            }
+        }
+    };
 }
 
-/// `group_is_overloaded`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct GroupIsOverloaded(pub Capacity);
+capacity_case!(
+    GroupHasCapacity,
+    "`group_has_capacity`.",
+    lb::group_has_capacity
+);
+capacity_case!(
+    GroupIsOverloaded,
+    "`group_is_overloaded`.",
+    lb::group_is_overloaded
+);
 
-impl Case for GroupIsOverloaded {
-    type Out = Ret<Flag>;
-    fn run(&self, _: &str) -> Result<Ret<Flag>, CaseError> {
-        ret_flag(lb::group_is_overloaded(self.0.imbalance_pct, &self.0.sgs()))
-    }
-}
-
-/// `group_classify` {the six, group_load, sgc_imbalance, group_asym_packing,
-/// group_misfit_task_load, group_smt_balance (mainline)}.
+/// `group_classify`'s inputs beside the six of [`Capacity`] (`group_smt_balance`:
+/// mainline only).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct GroupClassify {
-    /// `env->sd->imbalance_pct`.
-    pub imbalance_pct: u32,
-    /// `sum_nr_running`.
-    pub sum_nr_running: u32,
-    /// `group_weight`.
-    pub group_weight: u32,
-    /// `group_capacity`.
-    pub group_capacity: u64,
-    /// `group_util`.
-    pub group_util: u64,
-    /// `group_runnable`.
-    pub group_runnable: u64,
+pub struct ClassifyArgs {
     /// `group_load`.
     pub group_load: u64,
     /// `group->sgc->imbalance`.
@@ -90,6 +84,10 @@ pub struct GroupClassify {
     #[serde(default)]
     pub group_smt_balance: Option<Flag>,
 }
+
+/// `group_classify` {the six, group_load, sgc_imbalance, group_asym_packing,
+/// group_misfit_task_load, group_smt_balance (mainline)}.
+pub type GroupClassify = Flat<Capacity, ClassifyArgs>;
 
 /// `{group_type, avg_load}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,27 +102,23 @@ pub struct GroupClassifyOut {
 impl Case for GroupClassify {
     type Out = GroupClassifyOut;
     fn run(&self, variant: &str) -> Result<GroupClassifyOut, CaseError> {
+        let Flat(c, a) = self;
         let profile = profile_of(variant)?;
         let smt = if is_cfs(variant)? {
             false
         } else {
-            need(self.group_smt_balance, "group_smt_balance")?.0
+            need(a.group_smt_balance, "group_smt_balance")?.0
         };
         let sgs = SgLbStats {
-            group_load: self.group_load,
-            group_capacity: self.group_capacity,
-            group_util: self.group_util,
-            group_runnable: self.group_runnable,
-            sum_nr_running: self.sum_nr_running,
-            group_weight: self.group_weight,
-            group_misfit_task_load: self.group_misfit_task_load,
-            group_asym_packing: self.group_asym_packing.0,
+            group_load: a.group_load,
+            group_misfit_task_load: a.group_misfit_task_load,
+            group_asym_packing: a.group_asym_packing.0,
             group_smt_balance: smt,
-            ..SgLbStats::default()
+            ..c.sgs()
         };
-        let t = lb::group_classify(self.imbalance_pct, self.sgc_imbalance.0, &sgs, &profile);
+        let t = lb::group_classify(c.imbalance_pct, a.sgc_imbalance.0, &sgs, &profile);
         let avg_load = if t == GroupType::Overloaded {
-            lb::sg_avg_load(self.group_load, self.group_capacity)
+            lb::sg_avg_load(a.group_load, c.group_capacity)
                 .map_err(|_| CaseError::OutOfRange("group_capacity"))?
         } else {
             0

@@ -7,9 +7,9 @@
 //! order and reports the state after each. The single-CPU suite's header `variant` selects
 //! the busy filter ([`profile_of`]).
 //!
-//! Wire shapes: the three policy suites share one `in.init` struct, [`PolicyInit`]; the
-//! fields only some of them carry are `Option`s that the driver requires where it needs
-//! them. The single- and shared-policy suites share one state struct, [`GovernorAfter`],
+//! Wire shapes: the three policy suites share one `in.init`, the table fields
+//! ([`TableIn`]) beside [`PolicyInit`]; the fields only some of them carry are `Option`s
+//! that the driver requires where it needs them. The single- and shared-policy suites share one state struct, [`GovernorAfter`],
 //! whose fields of only one of them (or only of `update` ops) are `Option`s filled exactly
 //! where the fixtures have them. A shared policy has at most [`POLICY_CPUS_MAX`] CPUs.
 
@@ -25,7 +25,7 @@ use schedmath::Profile;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{TableIn, TableList};
+use super::TableIn;
 use crate::flat::Flat;
 use crate::{CaseError, Sequence};
 
@@ -68,16 +68,6 @@ fn need<T>(v: Option<T>, name: &'static str) -> Result<T, CaseError> {
 /// `sugov_cpu` (single-policy suite) and the CPUs of a shared policy.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PolicyInit {
-    /// Frequencies (kHz).
-    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
-    pub table: Option<TableList>,
-    /// Entry flags.
-    #[serde(default, deserialize_with = "crate::limit::cpufreq_table::opt_list")]
-    pub flags: Option<TableList>,
-    /// `freq_table_sorted`.
-    pub freq_table_sorted: u32,
-    /// `efficiencies_available`.
-    pub efficiencies_available: bool,
     /// `cpuinfo.max_freq`.
     pub cpuinfo_max_freq: u32,
     /// `cpuinfo.min_freq`.
@@ -151,15 +141,10 @@ pub struct PolicyInit {
 }
 
 impl PolicyInit {
-    /// The policy and the `sugov_policy` fields every suite carries.
-    fn sg_policy(&self) -> Result<SugovPolicy, CaseError> {
-        let mut policy = TableIn {
-            table: self.table.as_ref(),
-            flags: self.flags.as_ref(),
-            freq_table_sorted: self.freq_table_sorted,
-            efficiencies_available: self.efficiencies_available,
-        }
-        .policy(self.min, self.max)?;
+    /// The policy (with `table`'s frequencies) and the `sugov_policy` fields every suite
+    /// carries.
+    fn sg_policy(&self, table: &TableIn) -> Result<SugovPolicy, CaseError> {
+        let mut policy = table.policy(self.min, self.max)?;
         policy.cur = self.cur;
         policy.cpuinfo_min_freq = self.cpuinfo_min_freq;
         policy.cpuinfo_max_freq = self.cpuinfo_max_freq;
@@ -185,8 +170,8 @@ impl PolicyInit {
     }
 
     /// The governor of a single- or shared-policy suite (its fields required).
-    fn governor(&self) -> Result<Governor, CaseError> {
-        let mut sg = self.sg_policy()?;
+    fn governor(&self, table: &TableIn) -> Result<Governor, CaseError> {
+        let mut sg = self.sg_policy(table)?;
         sg.freq_update_delay_ns = need(self.freq_update_delay_ns, "init.freq_update_delay_ns")?;
         sg.limits_changed = need(self.limits_changed, "init.limits_changed")?;
         sg.work_in_progress = need(self.work_in_progress, "init.work_in_progress")?;
@@ -205,8 +190,8 @@ impl PolicyInit {
 /// A policy suite's `in` (besides `ops`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PolicyIn {
-    /// Initial state.
-    pub init: PolicyInit,
+    /// Initial state: the frequency table and the rest.
+    pub init: Flat<TableIn, PolicyInit>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -295,8 +280,8 @@ impl Sequence for NextFreqSequence {
 
     fn start(init: &PolicyIn, _variant: &str) -> Result<NextFreqState, CaseError> {
         Ok(NextFreqState {
-            sg: init.init.sg_policy()?,
-            env: init.init.env(0, false),
+            sg: init.init.1.sg_policy(&init.init.0)?,
+            env: init.init.1.env(0, false),
         })
     }
 
@@ -733,9 +718,9 @@ impl Sequence for SingleFreqSequence {
 
     fn start(init: &PolicyIn, variant: &str) -> Result<SingleState, CaseError> {
         let profile = profile_of(variant)?;
-        let i = &init.init;
+        let Flat(table, i) = &init.init;
         Ok(SingleState {
-            gov: i.governor()?,
+            gov: i.governor(table)?,
             c: SugovCpu {
                 iowait_boost: need(i.iowait_boost, "init.iowait_boost")?,
                 iowait_boost_pending: need(i.iowait_boost_pending, "init.iowait_boost_pending")?,
@@ -843,8 +828,8 @@ impl Sequence for SharedFreqSequence {
 
     fn start(init: &PolicyIn, variant: &str) -> Result<SharedState, CaseError> {
         profile_of(variant)?;
-        let i = &init.init;
-        let gov = i.governor()?;
+        let Flat(table, i) = &init.init;
+        let gov = i.governor(table)?;
         let ids = need(i.cpus.clone(), "init.cpus")?;
         let per_cpu = need(i.per_cpu.as_ref(), "init.per_cpu")?;
         let rq = need(i.rq.as_ref(), "init.rq")?;
