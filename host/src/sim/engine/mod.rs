@@ -202,6 +202,10 @@ pub struct Engine<'p> {
     sugov_view: Vec<SugovRq>,
     /// Scratch for the placement's views of every CPU (no allocation per wake-up).
     cpu_view: Vec<CpuView>,
+    /// The fast path's LLC span: every CPU (see [`crate::sim::placement`]).
+    llc_span: Vec<usize>,
+    /// Each CPU's [`sd_asym_cpucapacity`] span: topology only, built once.
+    asym_spans: Vec<Option<Vec<usize>>>,
     /// The trace being recorded (`None`: not traced, no hook records anything).
     trace: Option<Box<super::observe::TraceBuf>>,
 }
@@ -413,6 +417,10 @@ impl<'p> Engine<'p> {
             r.grq = vec![GroupRq::default(); groups.len()];
         }
         let names: Vec<String> = tasks.iter().map(|t| t.spec.name.clone()).collect();
+        let sd = SchedDomains::of(platform);
+        let asym_spans = (0..n)
+            .map(|c| sd_asym_cpucapacity(&sd, &caps, c).map(<[usize]>::to_vec))
+            .collect();
         let mut rec = Recorder::new(platform, &names, cfg);
         rec.set_profile(&profile.to_string());
         let mut e = Engine {
@@ -434,7 +442,7 @@ impl<'p> Engine<'p> {
             keys,
             ucfg,
             asym,
-            sd: SchedDomains::of(platform),
+            sd,
             rd: RootDomain::default(),
             rec,
             sync: sync::SyncState::new(specs),
@@ -443,6 +451,8 @@ impl<'p> Engine<'p> {
             seed: cfg.seed,
             sugov_view: Vec::new(),
             cpu_view: Vec::new(),
+            llc_span: (0..n).collect(),
+            asym_spans,
             pds: platform
                 .domains
                 .iter()
