@@ -202,6 +202,9 @@ pub struct Engine<'p> {
     sugov_view: Vec<SugovRq>,
     /// Scratch for the placement's views of every CPU (no allocation per wake-up).
     cpu_view: Vec<CpuView>,
+    /// Per CPU: `(util_avg, runnable_avg, util_est)` of its cfs_rq and the
+    /// `(cpu_util_cfs, cpu_util_cfs_boost)` computed from them (see `sugov_rq`).
+    util_memo: Vec<(Option<(u64, u64, u32)>, (u64, u64))>,
     /// The fast path's LLC span: every CPU (see [`crate::sim::placement`]).
     llc_span: Vec<usize>,
     /// Each CPU's [`sd_asym_cpucapacity`] span: topology only, built once.
@@ -451,6 +454,7 @@ impl<'p> Engine<'p> {
             seed: cfg.seed,
             sugov_view: Vec::new(),
             cpu_view: Vec::new(),
+            util_memo: vec![(None, (0, 0)); n],
             llc_span: (0..n).collect(),
             asym_spans,
             pds: platform
@@ -569,13 +573,19 @@ impl<'p> Engine<'p> {
         span - irq
     }
 
-    /// Advances work, energy and residency of `c` to now.
+    /// Advances work, energy and residency of `c` to now. Inlined: most calls find `c`
+    /// already accounted at this instant.
+    #[inline]
     fn acct(&mut self, c: usize) {
+        if self.now > self.rqs[c].last_acct {
+            self.acct_since_last(c);
+        }
+    }
+
+    /// [`Self::acct`] of `c`, last accounted before now.
+    fn acct_since_last(&mut self, c: usize) {
         let now = self.now;
         let last = self.rqs[c].last_acct;
-        if now <= last {
-            return;
-        }
         let dt = now - last;
         let d = self.rqs[c].domain;
         if let Some(t) = self.rqs[c].curr {
@@ -789,13 +799,27 @@ impl<'p> Engine<'p> {
         self.rqs[c].curr.is_some_and(|t| self.tasks[t].is_fair())
     }
 
-    fn sugov_rq(&self, c: usize) -> SugovRq {
-        let u = self.util_rq(c);
+    /// schedutil's view of `c`. `cpu_util_cfs()` and `cpu_util_cfs_boost()` are kept with
+    /// the three signals they are computed from (the CPU's capacity is fixed) and
+    /// recomputed only when one changed: most updates of a policy find its other CPUs'
+    /// signals as the last update left them.
+    fn sugov_rq(&mut self, c: usize) -> SugovRq {
+        let r = &self.rqs[c];
+        let key = (r.cfs.util_avg, r.cfs.runnable_avg, r.cfs.util_est.enqueued());
+        let (util_cfs, util_cfs_boost) = match self.util_memo[c] {
+            (k, util) if k == Some(key) => util,
+            _ => {
+                let u = self.util_rq(c);
+                let util = (cpu_util_cfs(&u), cpu_util_cfs_boost(&u));
+                self.util_memo[c] = (Some(key), util);
+                util
+            }
+        };
         let r = &self.rqs[c];
         SugovRq {
             capacity: r.capacity_orig,
-            util_cfs: cpu_util_cfs(&u),
-            util_cfs_boost: cpu_util_cfs_boost(&u),
+            util_cfs,
+            util_cfs_boost,
             util_rt: r.rt.util_avg,
             util_irq: r.irq.util_avg,
             rt_runnable: r.nr_rt > 0,
@@ -828,7 +852,10 @@ impl<'p> Engine<'p> {
         }
         let mut view = std::mem::take(&mut self.sugov_view);
         view.clear();
-        view.extend(self.doms[d].cpus.iter().map(|&cc| self.sugov_rq(cc)));
+        for i in 0..n {
+            let v = self.sugov_rq(self.doms[d].cpus[i]);
+            view.push(v);
+        }
         let pos = self.doms[d]
             .cpus
             .iter()
