@@ -402,7 +402,7 @@ impl<'p> Engine<'p> {
         let idle = platform
             .cpus
             .iter()
-            .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
+            .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile, traced))
             .collect();
         let mut groups = TaskGroups::new();
         let mut tasks = Vec::with_capacity(specs.len());
@@ -805,7 +805,11 @@ impl<'p> Engine<'p> {
     /// signals as the last update left them.
     fn sugov_rq(&mut self, c: usize) -> SugovRq {
         let r = &self.rqs[c];
-        let key = (r.cfs.util_avg, r.cfs.runnable_avg, r.cfs.util_est.enqueued());
+        let key = (
+            r.cfs.util_avg,
+            r.cfs.runnable_avg,
+            r.cfs.util_est.enqueued(),
+        );
         let (util_cfs, util_cfs_boost) = match self.util_memo[c] {
             (k, util) if k == Some(key) => util,
             _ => {
