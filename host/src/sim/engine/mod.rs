@@ -157,6 +157,10 @@ fn wall_for_task_time(pct: u64, a: u64, task: u64) -> u64 {
     u64::try_from(t - a).unwrap_or(u64::MAX)
 }
 
+/// `(util_avg, runnable_avg, util_est)` of a CPU's cfs_rq and the `(cpu_util_cfs,
+/// cpu_util_cfs_boost)` computed from them (`Engine::sugov_rq`); `None`: not yet.
+type UtilMemo = (Option<(u64, u64, u32)>, (u64, u64));
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     Tick,
@@ -202,9 +206,8 @@ pub struct Engine<'p> {
     sugov_view: Vec<SugovRq>,
     /// Scratch for the placement's views of every CPU (no allocation per wake-up).
     cpu_view: Vec<CpuView>,
-    /// Per CPU: `(util_avg, runnable_avg, util_est)` of its cfs_rq and the
-    /// `(cpu_util_cfs, cpu_util_cfs_boost)` computed from them (see `sugov_rq`).
-    util_memo: Vec<(Option<(u64, u64, u32)>, (u64, u64))>,
+    /// Per CPU: see [`UtilMemo`].
+    util_memo: Vec<UtilMemo>,
     /// The fast path's LLC span: every CPU (see [`crate::sim::placement`]).
     llc_span: Vec<usize>,
     /// Each CPU's [`sd_asym_cpucapacity`] span: topology only, built once.
