@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 
 use schedmath::cpuidle::{
-    cpuidle_enter_and_reflect, CpuidleDevice, CpuidleDriver, CpuidleState, Governor, IdleExit,
-    IdleMiss, SelectEnv, Selection,
+    cpuidle_enter_and_reflect, cpuidle_enter_state, CpuidleDevice, CpuidleDriver, CpuidleState,
+    Governor, IdleExit, IdleMiss, SelectEnv, Selection,
 };
 use schedmath::schedutil::{
     sugov_update_shared, sugov_update_single_freq, SugovCpu, SugovEnv, SugovPolicy, SugovRq,
@@ -162,20 +162,42 @@ pub struct CpuIdle {
     pub gov: Governor,
     /// Power per state (µW), 0 where not given.
     pub power_uw: Vec<u64>,
+    /// The governor is not called: its selection is known without it (see
+    /// [`CpuIdle::new`]).
+    pub skip_governor: bool,
 }
 
 impl CpuIdle {
     /// The idle states of `cpu`; `None` when the platform gives it none.
-    pub fn new(platform: &Platform, cpu: usize, capacity: u64, profile: &Profile) -> Option<Self> {
+    ///
+    /// With one state and teo, the governor is skipped unless `traced`: every teo
+    /// version's `teo_select()` answers "no choice" there (`state_count < 2`: state 0,
+    /// tick kept, nothing else read) — what `cpuidle_idle_call()` itself does without the
+    /// governor since commit e5c9ffc6ae1b ("cpuidle: Skip governor when only one idle
+    /// state is available", kernel/sched/idle.c). The statistics teo would keep (its
+    /// `teo_update()` at each select, `teo_reflect()`) decide nothing with one state and
+    /// only a trace prints them, so a traced run still calls it. menu is always called:
+    /// before that commit its `menu_select()` stops the tick with one non-polling state.
+    pub fn new(
+        platform: &Platform,
+        cpu: usize,
+        capacity: u64,
+        profile: &Profile,
+        traced: bool,
+    ) -> Option<Self> {
         let table: Vec<CpuidleState> = platform_states(platform, cpu)
             .iter()
             .map(|s| s.state)
             .collect();
         let drv = CpuidleDriver::new(&table).filter(|d| d.state_count() > 0)?;
+        let gov = Governor::enable(profile.idle_governor, capacity);
+        let skip_governor =
+            !traced && drv.state_count() == 1 && matches!(gov, Governor::Teo { .. });
         Some(CpuIdle {
             drv,
             dev: CpuidleDevice::default(),
-            gov: Governor::enable(profile.idle_governor, capacity),
+            gov,
+            skip_governor,
             power_uw: platform
                 .idle_states_of(cpu)
                 .iter()
@@ -213,6 +235,15 @@ impl CpuIdle {
             got_tick,
             reflect_now_ns: since.saturating_add(residency),
         };
+        if self.skip_governor {
+            return cpuidle_enter_state(
+                &self.drv,
+                &mut self.dev,
+                idx,
+                exit.last_residency_ns,
+                exit.poll_time_limit,
+            );
+        }
         cpuidle_enter_and_reflect(
             &self.drv,
             &mut self.dev,

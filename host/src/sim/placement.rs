@@ -67,14 +67,15 @@ impl SchedDomainTopology for SchedDomains {
 
 /// `per_cpu(sd_asym_cpucapacity, cpu)`'s span: `cpu`'s lowest domain flagged
 /// `SD_ASYM_CPUCAPACITY_FULL`, i.e. whose span holds every CPU capacity of the platform
-/// (`asym_cpu_capacity_classify()`); `None` without one.
+/// (`asym_cpu_capacity_classify()`); `None` without one. `caps` is each CPU's
+/// `arch_scale_cpu_capacity()`. It depends on the topology only: the kernel sets it when
+/// it builds the domains (`update_top_cache_domain()`), the engine once per run.
 pub fn sd_asym_cpucapacity<'d>(
     domains: &'d SchedDomains,
-    cpus: &[CpuView],
+    caps: &[u64],
     cpu: usize,
 ) -> Option<&'d [usize]> {
-    let cap = |c: &usize| cpus.get(*c).map(|v| v.util.capacity_orig);
-    let all: std::collections::BTreeSet<_> = (0..cpus.len()).filter_map(|c| cap(&c)).collect();
+    let all: std::collections::BTreeSet<u64> = caps.iter().copied().collect();
     domains
         .of_cpu(cpu)
         .iter()
@@ -82,7 +83,7 @@ pub fn sd_asym_cpucapacity<'d>(
             d.asym_cpucapacity
                 && d.span
                     .iter()
-                    .filter_map(cap)
+                    .filter_map(|&c| caps.get(c).copied())
                     .collect::<std::collections::BTreeSet<_>>()
                     == all
         })
@@ -155,7 +156,7 @@ mod tests {
             view(1024, true),
         ];
         assert_eq!(
-            sd_asym_cpucapacity(&d, &cpus, 1),
+            sd_asym_cpucapacity(&d, &[512, 512, 1024, 1024], 1),
             Some(&[0usize, 1, 2, 3][..])
         );
         // Every CPU busy but 3: the fork from 0 goes to the big cluster's idle CPU.

@@ -127,6 +127,10 @@ use schedmath::fair::eas::find_energy_efficient_cpu;
 use schedmath::fair::idlest::sched_balance_find_dst_cpu;
 use schedmath::fair::wake::{select_fallback_rq, select_idle_sibling, SisDomains};
 
+/// Simulated time between two calls of a run's progress callback (100 ms): a progress bar
+/// needs no more, and updating one at every tick cost the CLI 1 % of a run.
+const PROGRESS_NS: u64 = 100_000_000;
+
 /// How often an idle CPU's blocked averages are decayed (`LOAD_AVG_PERIOD` ms).
 const BLOCKED_UPDATE_NS: u64 = 32_000_000;
 
@@ -156,6 +160,10 @@ fn wall_for_task_time(pct: u64, a: u64, task: u64) -> u64 {
     let t = 100 * (target - 1) / keep + 1;
     u64::try_from(t - a).unwrap_or(u64::MAX)
 }
+
+/// `(util_avg, runnable_avg, util_est)` of a CPU's cfs_rq and the `(cpu_util_cfs,
+/// cpu_util_cfs_boost)` computed from them (`Engine::sugov_rq`); `None`: not yet.
+type UtilMemo = (Option<(u64, u64, u32)>, (u64, u64));
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
@@ -202,6 +210,12 @@ pub struct Engine<'p> {
     sugov_view: Vec<SugovRq>,
     /// Scratch for the placement's views of every CPU (no allocation per wake-up).
     cpu_view: Vec<CpuView>,
+    /// Per CPU: see [`UtilMemo`].
+    util_memo: Vec<UtilMemo>,
+    /// The fast path's LLC span: every CPU (see [`crate::sim::placement`]).
+    llc_span: Vec<usize>,
+    /// Each CPU's [`sd_asym_cpucapacity`] span: topology only, built once.
+    asym_spans: Vec<Option<Vec<usize>>>,
     /// The trace being recorded (`None`: not traced, no hook records anything).
     trace: Option<Box<super::observe::TraceBuf>>,
 }
@@ -250,7 +264,8 @@ pub fn simulate_workload(
 }
 
 /// [`simulate`] with `irq` time on some CPUs, calling `progress` with the simulated time
-/// (ns) at every tick (the CLI's progress bar; the callback cannot change the run).
+/// (ns) at the first tick of every 100 ms of simulated time (the CLI's progress bar; the
+/// callback cannot change the run).
 pub fn simulate_with_progress(
     platform: &Platform,
     tasks: &[SimTask],
@@ -395,7 +410,7 @@ impl<'p> Engine<'p> {
         let idle = platform
             .cpus
             .iter()
-            .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile))
+            .map(|c| CpuIdle::new(platform, c.id, c.capacity_orig, profile, traced))
             .collect();
         let mut groups = TaskGroups::new();
         let mut tasks = Vec::with_capacity(specs.len());
@@ -413,6 +428,10 @@ impl<'p> Engine<'p> {
             r.grq = vec![GroupRq::default(); groups.len()];
         }
         let names: Vec<String> = tasks.iter().map(|t| t.spec.name.clone()).collect();
+        let sd = SchedDomains::of(platform);
+        let asym_spans = (0..n)
+            .map(|c| sd_asym_cpucapacity(&sd, &caps, c).map(<[usize]>::to_vec))
+            .collect();
         let mut rec = Recorder::new(platform, &names, cfg);
         rec.set_profile(&profile.to_string());
         let mut e = Engine {
@@ -434,7 +453,7 @@ impl<'p> Engine<'p> {
             keys,
             ucfg,
             asym,
-            sd: SchedDomains::of(platform),
+            sd,
             rd: RootDomain::default(),
             rec,
             sync: sync::SyncState::new(specs),
@@ -443,6 +462,9 @@ impl<'p> Engine<'p> {
             seed: cfg.seed,
             sugov_view: Vec::new(),
             cpu_view: Vec::new(),
+            util_memo: vec![(None, (0, 0)); n],
+            llc_span: (0..n).collect(),
+            asym_spans,
             pds: platform
                 .domains
                 .iter()
@@ -488,6 +510,7 @@ impl<'p> Engine<'p> {
     /// The event loop; returns how many events it handled.
     fn run(&mut self, progress: &mut dyn FnMut(u64)) -> u64 {
         let mut events = 0;
+        let mut next_progress = 0;
         while let Some((at, ev)) = self.pop() {
             if at > self.end {
                 break;
@@ -496,7 +519,10 @@ impl<'p> Engine<'p> {
             self.now = at;
             match ev {
                 Ev::Tick => {
-                    progress(at);
+                    if at >= next_progress {
+                        progress(at);
+                        next_progress = at + PROGRESS_NS;
+                    }
                     self.tick();
                 }
                 Ev::Wake(t) => self.wake(t),
@@ -559,13 +585,19 @@ impl<'p> Engine<'p> {
         span - irq
     }
 
-    /// Advances work, energy and residency of `c` to now.
+    /// Advances work, energy and residency of `c` to now. Inlined: most calls find `c`
+    /// already accounted at this instant.
+    #[inline]
     fn acct(&mut self, c: usize) {
+        if self.now > self.rqs[c].last_acct {
+            self.acct_since_last(c);
+        }
+    }
+
+    /// [`Self::acct`] of `c`, last accounted before now.
+    fn acct_since_last(&mut self, c: usize) {
         let now = self.now;
         let last = self.rqs[c].last_acct;
-        if now <= last {
-            return;
-        }
         let dt = now - last;
         let d = self.rqs[c].domain;
         if let Some(t) = self.rqs[c].curr {
@@ -779,13 +811,31 @@ impl<'p> Engine<'p> {
         self.rqs[c].curr.is_some_and(|t| self.tasks[t].is_fair())
     }
 
-    fn sugov_rq(&self, c: usize) -> SugovRq {
-        let u = self.util_rq(c);
+    /// schedutil's view of `c`. `cpu_util_cfs()` and `cpu_util_cfs_boost()` are kept with
+    /// the three signals they are computed from (the CPU's capacity is fixed) and
+    /// recomputed only when one changed: most updates of a policy find its other CPUs'
+    /// signals as the last update left them.
+    fn sugov_rq(&mut self, c: usize) -> SugovRq {
+        let r = &self.rqs[c];
+        let key = (
+            r.cfs.util_avg,
+            r.cfs.runnable_avg,
+            r.cfs.util_est.enqueued(),
+        );
+        let (util_cfs, util_cfs_boost) = match self.util_memo[c] {
+            (k, util) if k == Some(key) => util,
+            _ => {
+                let u = self.util_rq(c);
+                let util = (cpu_util_cfs(&u), cpu_util_cfs_boost(&u));
+                self.util_memo[c] = (Some(key), util);
+                util
+            }
+        };
         let r = &self.rqs[c];
         SugovRq {
             capacity: r.capacity_orig,
-            util_cfs: cpu_util_cfs(&u),
-            util_cfs_boost: cpu_util_cfs_boost(&u),
+            util_cfs,
+            util_cfs_boost,
             util_rt: r.rt.util_avg,
             util_irq: r.irq.util_avg,
             rt_runnable: r.nr_rt > 0,
@@ -818,7 +868,10 @@ impl<'p> Engine<'p> {
         }
         let mut view = std::mem::take(&mut self.sugov_view);
         view.clear();
-        view.extend(self.doms[d].cpus.iter().map(|&cc| self.sugov_rq(cc)));
+        for i in 0..n {
+            let v = self.sugov_rq(self.doms[d].cpus[i]);
+            view.push(v);
+        }
         let pos = self.doms[d]
             .cpus
             .iter()

@@ -286,6 +286,11 @@ impl Engine<'_> {
     /// an `iorun` ends by the device's interrupt, which no timer announces.
     pub(super) fn idle_enter(&mut self, c: usize) {
         let now = self.now;
+        if self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
+            // One state under teo: state 0, the tick kept (see `CpuIdle::new`).
+            self.rqs[c].idle = Some(IdleStay { idx: 0, since: now });
+            return;
+        }
         let traced = self.trace.is_some();
         let next_timer = self
             .tasks

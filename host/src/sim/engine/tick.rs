@@ -104,7 +104,11 @@ impl Engine<'_> {
     pub(super) fn tick_idle(&mut self, c: usize) {
         if let Some(st) = self.rqs[c].idle {
             if !self.rqs[c].tick_stopped {
-                self.acct(c);
+                // Without a governor the stay goes on in the same state, whose energy is
+                // an exact integer sum however its interval is split: accounted later.
+                if !self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
+                    self.acct(c);
+                }
                 if let Some(ci) = self.idle[c].as_mut() {
                     let miss = ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
                     self.tr_idle_exit(c, st.idx, miss);

@@ -59,12 +59,11 @@ impl Engine<'_> {
             }
         }
         let p = self.task_view(t, allowed);
-        let all: Vec<usize> = (0..views.len()).collect();
         if !self.tasks[t].is_fair() {
             let sd = SisDomains {
                 asym_active: false,
                 asym_span: None,
-                llc_span: Some(&all),
+                llc_span: Some(&self.llc_span),
             };
             let r = select_idle_sibling(views, &p, prev, prev, None, &sd, uclamp_used);
             let c = select_fallback_rq(r.cpu, allowed);
@@ -79,7 +78,7 @@ impl Engine<'_> {
             );
             return c;
         }
-        let asym_span = sd_asym_cpucapacity(&self.sd, views, prev);
+        let asym_span = self.asym_spans.get(prev).and_then(Option::as_deref);
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
             // The platform reader refuses more than NR_CPUS CPUs, so the record fits.
             if let Ok(r) =
@@ -96,7 +95,7 @@ impl Engine<'_> {
         let sd = SisDomains {
             asym_active: self.asym,
             asym_span,
-            llc_span: Some(&all),
+            llc_span: Some(&self.llc_span),
         };
         let recent = self.tasks[t].recent_used_cpu;
         let r = select_idle_sibling(views, &p, prev, prev, recent, &sd, uclamp_used);
