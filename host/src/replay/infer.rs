@@ -31,8 +31,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use schedmath::pelt::{
-    __update_load_avg_cfs_rq, __update_load_avg_se, attach_entity_load_avg, detach_entity_load_avg,
-    init_entity_runnable_average, post_init_entity_util_avg, PeltTables, SchedAvg, SchedEntityPelt,
+    __update_load_avg_blocked_se, __update_load_avg_se, attach_entity_load_avg,
+    detach_entity_load_avg, init_entity_runnable_average, load_avg_is_decayed,
+    post_init_entity_util_avg, remove_entity_load_avg, update_cfs_rq_load_avg, CfsRqRemoved,
+    PeltTables, SchedAvg, SchedEntityPelt,
 };
 use schedmath::profile::{Profile, UtilEstVersion};
 use schedmath::schedutil::sugov_effective_cpu_perf;
@@ -82,6 +84,10 @@ struct Cpu {
     curr: Option<i32>,
     offset: Option<i64>,
     cfs: Option<SchedAvg>,
+    /// Load of tasks that died or woke up elsewhere, folded in at the next update.
+    removed: CfsRqRemoved,
+    /// The rq clock when the CPU last switched to its idle task (`rq->clock_idle`).
+    clock_idle: Option<u64>,
     stats: EntityStats,
     /// (sum of the kernel's perf requests, ours, count) at the cfs_rq's answer-key points.
     perf: (f64, f64, u64),
@@ -110,6 +116,9 @@ pub struct InferReplay {
     /// util_est_update() runs before the dequeue's PELT update (v6.12's
     /// `dequeue_task_fair()`), not after it (v6.1).
     util_est_before_dequeue: bool,
+    /// post_init_entity_util_avg() shares the cfs_rq's util by `se->load.weight` (scaled:
+    /// v6.1), not by `se_weight()` (v6.12).
+    post_init_scaled_weight: bool,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -300,6 +309,7 @@ impl InferReplay {
             lisa_stats: Default::default(),
             pending_attach: Vec::new(),
             util_est_before_dequeue: false,
+            post_init_scaled_weight: false,
         }
     }
 
@@ -307,6 +317,7 @@ impl InferReplay {
     /// v6.12 (delayed dequeue) updates util_est first, from the signal of the last update.
     pub fn set_kernel(&mut self, major_minor: Option<(u32, u32)>) {
         self.util_est_before_dequeue = major_minor.is_some_and(|v| v >= (6, 12));
+        self.post_init_scaled_weight = major_minor.is_some_and(|v| v < (6, 12));
     }
 
     /// The cfs_rq's inputs on `cpu`: (scaled weight sum, queued count, a fair task runs).
@@ -363,7 +374,7 @@ impl InferReplay {
         let (w, n, curr) = self.cfs_inputs(cpu);
         if let Some(c) = self.cpus.get_mut(&cpu) {
             if let Some(cfs) = c.cfs.as_mut().filter(|c| now >= c.last_update_time) {
-                __update_load_avg_cfs_rq(now, cfs, w, n, curr, t);
+                update_cfs_rq_load_avg(now, cfs, &mut c.removed, w, n, curr, t);
             }
         }
     }
@@ -436,7 +447,13 @@ impl InferReplay {
                 self.exit(pid);
             }
         }
-        self.cpus.entry(cpu).or_default().curr = Some(s.next_pid);
+        let idle_clock = (s.next_pid == 0).then(|| self.clock(cpu, ts)).flatten();
+        let c = self.cpus.entry(cpu).or_default();
+        c.curr = Some(s.next_pid);
+        if s.next_pid == 0 {
+            // set_next_task_idle(): update_idle_rq_clock_pelt().
+            c.clock_idle = idle_clock;
+        }
         if s.next_pid != 0 {
             let weight = prio_weight(s.next_prio);
             let n = self.task(s.next_pid, s.next_comm);
@@ -448,18 +465,21 @@ impl InferReplay {
         Ok(())
     }
 
-    /// task_dead_fair(): a dead task's load leaves its cfs_rq (the kernel subtracts it as
-    /// removed load at that cfs_rq's next update; the same values, a moment earlier).
+    /// task_dead_fair() after the last switch (kernel/sched/fair.c):
+    /// remove_entity_load_avg() syncs the dead task to its cfs_rq's last update and queues
+    /// its averages as removed load, folded in at that cfs_rq's next update.
     fn exit(&mut self, pid: i32) {
         let t = self.tables;
         let Some(task) = self.tasks.remove(&pid) else {
             return;
         };
-        if let (Some(se), Some(cfs)) = (
-            task.avg,
-            self.cpus.get_mut(&task.cpu).and_then(|c| c.cfs.as_mut()),
-        ) {
-            detach_entity_load_avg(cfs, &se, task.weight.unwrap_or(NICE_0_WEIGHT), t);
+        let w = task.weight.unwrap_or(NICE_0_WEIGHT) << 10;
+        if let (Some(mut se), Some(c), false) =
+            (task.avg, self.cpus.get_mut(&task.cpu), task.detached)
+        {
+            if let Some(cfs) = c.cfs {
+                remove_entity_load_avg(cfs.last_update_time, &mut se, w, &mut c.removed, t);
+            }
         }
         // Keep the counters: re-insert a dead shell.
         self.tasks.insert(
@@ -471,6 +491,32 @@ impl InferReplay {
                 ..Task::default()
             },
         );
+    }
+
+    /// do_exit()'s sched_autogroup_exit_task() → sched_move_task() (kernel/sched/core.c),
+    /// right after `sched_process_exit`, even without autogroups: the task is dequeued
+    /// (an update at a fresh clock), task_change_group_fair() detaches it and attaches it
+    /// again (its sums rebuilt from its averages with the cfs_rq's divider), and it is
+    /// enqueued again at the same clock.
+    fn sched_move_task(&mut self, ts: u64, pid: i32) {
+        let Some(cpu) = self
+            .tasks
+            .get(&pid)
+            .filter(|t| t.on_rq && !t.detached && t.avg.is_some() && t.weight.is_some())
+            .map(|t| t.cpu)
+        else {
+            return;
+        };
+        self.update(Some(pid), cpu, ts);
+        let t = self.tables;
+        let (Some(task), Some(c)) = (self.tasks.get_mut(&pid), self.cpus.get_mut(&cpu)) else {
+            return;
+        };
+        let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+        if let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs.as_mut()) {
+            detach_entity_load_avg(cfs, se, w, t);
+            attach_entity_load_avg(cfs, se, w, t);
+        }
     }
 
     /// wake_up_new_task(): a forked task's signal starts from
@@ -485,7 +531,13 @@ impl InferReplay {
             ..SchedAvg::default()
         };
         init_entity_runnable_average(&mut se, weight);
-        post_init_entity_util_avg(&mut se, &cfs, 1024, weight);
+        let share = if self.post_init_scaled_weight {
+            weight << 10
+        } else {
+            weight
+        };
+        // The cfs_rq as it is before the enqueue's update (removed load not folded yet).
+        post_init_entity_util_avg(&mut se, &cfs, 1024, share);
         self.update(None, cpu, ts);
         let t = self.tables;
         if let Some(cfs) = self.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()) {
@@ -511,33 +563,36 @@ impl InferReplay {
             .get(&pid)
             .is_some_and(|t| !t.on_rq && !t.detached)
         {
-            // A sleeping task (wake-up migration, migrate_task_rq_fair()): its signal is
-            // synced to the old cfs_rq's last update, no clock read
-            // (remove_entity_load_avg()), and attached at the enqueue on the new CPU
-            // (update_load_avg() with DO_ATTACH), after that cfs_rq's update.
-            let old_lut = self
-                .cpus
-                .get(&from)
-                .and_then(|c| c.cfs)
-                .map(|c| c.last_update_time);
+            // A sleeping task (wake-up migration, migrate_task_rq_fair()):
+            // remove_entity_load_avg() syncs it to the old cfs_rq's last update (no clock
+            // read) and queues it as removed load there; migrate_se_pelt_lag() then decays
+            // it to the old CPU's clock now if that CPU is idle (its clock is stale); it is
+            // attached at the enqueue on the new CPU (update_load_avg() with DO_ATTACH),
+            // after that cfs_rq's update.
+            let lag_now = self.clock(from, ts);
+            let Some(c) = self.cpus.get_mut(&from) else {
+                return;
+            };
+            let idle_since = c.clock_idle.filter(|_| c.curr == Some(0));
             let Some(task) = self.tasks.get_mut(&pid) else {
                 return;
             };
             task.cpu = to;
-            let w = task.weight.unwrap_or(NICE_0_WEIGHT);
-            let mut blocked = se_pelt(task);
-            blocked.on_rq = false;
-            blocked.is_curr = false;
-            let Some(se) = task.avg.as_mut() else {
+            task.detached = true;
+            let w = task.weight.unwrap_or(NICE_0_WEIGHT) << 10;
+            let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs) else {
                 return;
             };
-            if let Some(lut) = old_lut.filter(|&l| l >= se.last_update_time) {
-                __update_load_avg_se(lut, se, &blocked, t);
+            let lut = cfs.last_update_time;
+            remove_entity_load_avg(lut, se, w, &mut c.removed, t);
+            if let (Some(idle), Some(now)) = (idle_since, lag_now) {
+                if !load_avg_is_decayed(se) {
+                    // clock_pelt_idle + (sched_clock_cpu() - clock_idle): without
+                    // invariance the two idle clocks are one.
+                    let now = if idle < lut { lut } else { now };
+                    __update_load_avg_blocked_se(now, se, w, t);
+                }
             }
-            if let Some(cfs) = self.cpus.get_mut(&from).and_then(|c| c.cfs.as_mut()) {
-                detach_entity_load_avg(cfs, se, w, t);
-            }
-            task.detached = true;
             return;
         }
         // A queued task: dequeued (updated, detached) on the old CPU now, attached to the
@@ -693,6 +748,7 @@ impl InferReplay {
                 if let Some(t) = self.tasks.get_mut(&pid) {
                     t.exiting = true;
                 }
+                self.sched_move_task(ts, pid);
             }
             Event::PeltCall(ref c) => {
                 self.probe_key = true;
@@ -772,7 +828,19 @@ impl InferReplay {
                     return;
                 };
                 let mut p = ours;
-                __update_load_avg_cfs_rq(c.now, &mut p, w, n, curr, t);
+                let mut removed = cpu.removed;
+                update_cfs_rq_load_avg(c.now, &mut p, &mut removed, w, n, curr, t);
+                explain(
+                    &format!("cpu{ncpu} /"),
+                    ts,
+                    c,
+                    &ours,
+                    &p,
+                    &kbefore,
+                    &kafter,
+                    (w, u64::from(n), curr),
+                    t,
+                );
                 compare(&mut cpu.stats, &p, &kafter, false);
                 cpu.stats.entity = format!("cpu{ncpu} /");
                 let perf = |u: u64| sugov_effective_cpu_perf(u, 0, 1024) as f64 * 100.0 / 1024.0;
@@ -783,7 +851,9 @@ impl InferReplay {
             EntityKey::Task(pid) => {
                 let comm = c.comm.unwrap_or("");
                 let task = self.task(pid, comm);
-                if task.cpu != c.cpu && task.avg.is_none() {
+                let first = task.avg.is_none();
+                let moved_unseen = first && task.detached && task.cpu != c.cpu;
+                if task.cpu != c.cpu && first && !task.detached {
                     task.cpu = c.cpu;
                 }
                 let Some(ours) = task.avg else {
@@ -794,6 +864,15 @@ impl InferReplay {
                         a.util_est = UtilEst::Mainline(0);
                     }
                     task.avg = Some(a);
+                    if moved_unseen {
+                        // Its first record is remove_entity_load_avg()'s sync on the CPU
+                        // it left before we knew its signal: that removal still counts.
+                        let r = &mut self.cpus.entry(c.cpu).or_default().removed;
+                        r.nr += 1;
+                        r.util_avg += a.util_avg;
+                        r.load_avg += a.load_avg;
+                        r.runnable_avg += a.runnable_avg;
+                    }
                     return;
                 };
                 let mut p = ours;
@@ -807,6 +886,17 @@ impl InferReplay {
                     __update_load_avg_se(c.now, &mut p, &se, t);
                 }
                 let name = format!("pid {pid} {}", task.comm);
+                explain(
+                    &format!("pid {pid}"),
+                    ts,
+                    c,
+                    &ours,
+                    &p,
+                    &kbefore,
+                    &kafter,
+                    (se.load_weight, u64::from(se.on_rq), se.is_curr),
+                    t,
+                );
                 task.stats.entity = name;
                 compare(&mut task.stats, &p, &kafter, has_ue);
                 let _ = kbefore;
@@ -876,7 +966,8 @@ impl InferReplay {
                     return;
                 };
                 let mut p = ours;
-                __update_load_avg_cfs_rq(now, &mut p, w, n, curr, t);
+                let mut removed = c.removed;
+                update_cfs_rq_load_avg(now, &mut p, &mut removed, w, n, curr, t);
                 let s = self.lisa_stats.1.entry(cpu).or_default();
                 s.entity = format!("cpu{cpu} /");
                 compare_avgs(s, &p, load, runnable, util);
@@ -912,6 +1003,66 @@ impl InferReplay {
         }
         (out, perf)
     }
+}
+
+/// Debug aid: `SCHEDMATH_REPLAY_EXPLAIN="cpu0 /"` (or `pid N`) prints each answer-key
+/// comparison of that entity to stderr.
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    name: &str,
+    ts: u64,
+    c: &PeltCall<'_>,
+    ours: &SchedAvg,
+    p: &SchedAvg,
+    kb: &SchedAvg,
+    ka: &SchedAvg,
+    inputs: (u64, u64, bool),
+    t: &PeltTables,
+) {
+    let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
+        return;
+    };
+    if want != name {
+        return;
+    }
+    let _ = t;
+    // `*`: our last update was not at the kernel's (a missed or extra update point).
+    let diverged_before = ours.last_update_time != kb.last_update_time;
+    let ok =
+        p.util_avg == ka.util_avg && p.load_avg == ka.load_avg && p.runnable_avg == ka.runnable_avg;
+    eprintln!(
+        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{}",
+        if ok { "  " } else { "X " },
+        ts / 1_000_000_000,
+        ts % 1_000_000_000 / 1000,
+        c.kind,
+        c.now,
+        kb.last_update_time,
+        ours.last_update_time,
+        if diverged_before { "*" } else { "" },
+        c.lw,
+        c.load,
+        c.runnable,
+        u8::from(c.running),
+        inputs.0,
+        inputs.1,
+        u8::from(inputs.2),
+        kb.util_avg,
+        kb.load_avg,
+        kb.runnable_avg,
+        kb.period_contrib,
+        ka.util_avg,
+        ka.load_avg,
+        ka.runnable_avg,
+        ka.period_contrib,
+        p.util_avg,
+        p.load_avg,
+        p.runnable_avg,
+        p.period_contrib,
+        ours.util_avg,
+        ours.load_avg,
+        ours.runnable_avg,
+    );
 }
 
 fn compare(s: &mut EntityStats, ours: &SchedAvg, k: &SchedAvg, util_est: bool) {
