@@ -28,7 +28,7 @@
 //! clock reads (a few µs before the event is written), removed load of tasks that wake
 //! on another CPU (folded in at the old CPU's next update, not at the migration).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use schedmath::pelt::{
     __update_load_avg_blocked_se, __update_load_avg_se, attach_entity_load_avg,
@@ -45,6 +45,31 @@ use super::stats::EntityStats;
 use super::EntityKey;
 use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue};
 use schedmath::fair::weight::SCHED_PRIO_TO_WEIGHT;
+
+/// Attaches kept for a cfs_rq not seen yet: a trace starts with at most a few.
+const MAX_ATTACH_ON_SIGHT: usize = 64;
+
+/// Deferred steps kept per CPU (a load balance moves a few tasks at once).
+const MAX_DEFERRED: usize = 64;
+
+/// A detach or attach the kernel does right after an update of the cfs_rq that the event
+/// stream does not show: done after that update's answer-key record when the trace has
+/// one (the record shows the state before the step), else at the next sched event.
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    pid: i32,
+    /// The event's trace time (the update's clock).
+    ts: u64,
+    step: Step,
+    /// cfs_rq updates before the step, counted from the previous step.
+    after: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Detach,
+    Attach,
+}
 
 /// `NICE_0_LOAD` unscaled.
 const NICE_0_WEIGHT: u64 = 1024;
@@ -88,6 +113,12 @@ struct Cpu {
     removed: CfsRqRemoved,
     /// The rq clock when the CPU last switched to its idle task (`rq->clock_idle`).
     clock_idle: Option<u64>,
+    /// Tasks attached before this cfs_rq's first answer-key record (at most
+    /// [`MAX_ATTACH_ON_SIGHT`]).
+    attach_on_sight: Vec<i32>,
+    /// Steps the kernel takes right after a sched event, each after its own update of this
+    /// cfs_rq (at most [`MAX_DEFERRED`]).
+    deferred: VecDeque<Deferred>,
     stats: EntityStats,
     /// (sum of the kernel's perf requests, ours, count) at the cfs_rq's answer-key points.
     perf: (f64, f64, u64),
@@ -109,10 +140,6 @@ pub struct InferReplay {
     lisa_stats: (HashMap<i32, EntityStats>, BTreeMap<u32, EntityStats>),
     /// One offset for every CPU (the guest's sched_clock is stable), if estimated.
     offsets: Option<ClockOffsets>,
-    /// Tasks moved while queued (load balancing), detached from their old cfs_rq and
-    /// attached to the new one at the next sched event: the kernel's enqueue updates the
-    /// cfs_rq before it attaches the task. (pid, CPU, trace time of the move)
-    pending_attach: Vec<(i32, u32, u64)>,
     /// util_est_update() runs before the dequeue's PELT update (v6.12's
     /// `dequeue_task_fair()`), not after it (v6.1).
     util_est_before_dequeue: bool,
@@ -307,7 +334,6 @@ impl InferReplay {
             cpus: BTreeMap::new(),
             probe_key: false,
             lisa_stats: Default::default(),
-            pending_attach: Vec::new(),
             util_est_before_dequeue: false,
             post_init_scaled_weight: false,
         }
@@ -507,6 +533,72 @@ impl InferReplay {
         else {
             return;
         };
+        // The cfs_rq's updates: the dequeue's, detach_entity_cfs_rq()'s (then the detach),
+        // attach_entity_cfs_rq()'s (then the attach), the enqueue's, set_next_entity()'s.
+        let q = &mut self.cpus.entry(cpu).or_default().deferred;
+        if q.len() + 2 <= MAX_DEFERRED {
+            q.push_back(Deferred {
+                pid,
+                ts,
+                step: Step::Detach,
+                after: 2,
+            });
+            q.push_back(Deferred {
+                pid,
+                ts,
+                step: Step::Attach,
+                after: 1,
+            });
+        }
+    }
+
+    /// Runs the first deferred step of `cpu` if its cfs_rq update has been recorded
+    /// (`record`: one was), or every step (`record` false: a sched event came first).
+    fn run_deferred(&mut self, cpu: u32, record: bool) {
+        loop {
+            let Some(q) = self.cpus.get_mut(&cpu).map(|c| &mut c.deferred) else {
+                return;
+            };
+            let Some(d) = q.front_mut() else { return };
+            if record {
+                d.after = d.after.saturating_sub(1);
+                if d.after > 0 {
+                    return;
+                }
+            }
+            let Some(d) = q.pop_front() else { return };
+            match d.step {
+                Step::Detach => self.detach(d.pid, cpu, d.ts),
+                Step::Attach => self.attach_detached(d.pid, cpu, d.ts),
+            }
+            if record {
+                return;
+            }
+        }
+    }
+
+    /// Every deferred step of every CPU (a sched event: the kernel has done them).
+    fn run_all_deferred(&mut self) {
+        let cpus: Vec<u32> = self
+            .cpus
+            .iter()
+            .filter(|(_, c)| !c.deferred.is_empty())
+            .map(|(k, _)| *k)
+            .collect();
+        for cpu in cpus {
+            self.run_deferred(cpu, false);
+        }
+    }
+
+    /// An update of `pid` and its cfs_rq, then detach_entity_load_avg().
+    fn detach(&mut self, pid: i32, cpu: u32, ts: u64) {
+        if !self
+            .tasks
+            .get(&pid)
+            .is_some_and(|t| !t.detached && t.cpu == cpu)
+        {
+            return;
+        }
         self.update(Some(pid), cpu, ts);
         let t = self.tables;
         let (Some(task), Some(c)) = (self.tasks.get_mut(&pid), self.cpus.get_mut(&cpu)) else {
@@ -515,8 +607,8 @@ impl InferReplay {
         let w = task.weight.unwrap_or(NICE_0_WEIGHT);
         if let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs.as_mut()) {
             detach_entity_load_avg(cfs, se, w, t);
-            attach_entity_load_avg(cfs, se, w, t);
         }
+        task.detached = true;
     }
 
     /// wake_up_new_task(): a forked task's signal starts from
@@ -553,9 +645,6 @@ impl InferReplay {
         if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.detached) {
             // Moved again before its attach: only the destination changes.
             task.cpu = to;
-            for p in self.pending_attach.iter_mut().filter(|p| p.0 == pid) {
-                p.1 = to;
-            }
             return;
         }
         if self
@@ -595,8 +684,8 @@ impl InferReplay {
             }
             return;
         }
-        // A queued task: dequeued (updated, detached) on the old CPU now, attached to the
-        // new one at the next sched event.
+        // A queued task (task_on_rq_migrating()): dequeue_entity() updated and detached it
+        // (DO_DETACH) on the old CPU just before the event.
         self.update(Some(pid), from, ts);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
@@ -610,15 +699,18 @@ impl InferReplay {
             detach_entity_load_avg(cfs, se, w, t);
         }
         task.detached = true;
-        self.pending_attach.push((pid, to, ts));
-    }
-
-    /// The attaches of [`InferReplay::pending_attach`], in order.
-    fn flush_attaches(&mut self) {
-        for (pid, cpu, ts) in std::mem::take(&mut self.pending_attach) {
-            if self.tasks.get(&pid).is_some_and(|t| t.cpu == cpu) {
-                self.attach_detached(pid, cpu, ts);
-            }
+        // attach_task() on the destination: its enqueue reads that rq's clock and updates
+        // the cfs_rq, then attaches (update_load_avg() with DO_ATTACH).
+        let q = &mut self.cpus.entry(to).or_default().deferred;
+        if q.len() < MAX_DEFERRED {
+            q.push_back(Deferred {
+                pid,
+                ts,
+                step: Step::Attach,
+                after: 1,
+            });
+        } else {
+            self.attach_detached(pid, to, ts);
         }
     }
 
@@ -635,11 +727,15 @@ impl InferReplay {
         };
         task.detached = false;
         let w = task.weight.unwrap_or(NICE_0_WEIGHT);
-        if let (Some(se), Some(cfs)) = (
-            task.avg.as_mut(),
-            self.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()),
-        ) {
-            attach_entity_load_avg(cfs, se, w, t);
+        let c = self.cpus.entry(cpu).or_default();
+        match (task.avg.as_mut(), c.cfs.as_mut()) {
+            (Some(se), Some(cfs)) => attach_entity_load_avg(cfs, se, w, t),
+            // The cfs_rq's first record will be this attach's own update (the kernel
+            // updates the cfs_rq before attaching): attach right after it.
+            (Some(_), None) if c.attach_on_sight.len() < MAX_ATTACH_ON_SIGHT => {
+                c.attach_on_sight.push(pid)
+            }
+            _ => {}
         }
     }
 
@@ -662,17 +758,15 @@ impl InferReplay {
 
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
-        if !self.pending_attach.is_empty()
-            && matches!(
-                ev,
-                Event::Switch(_)
-                    | Event::Wakeup { .. }
-                    | Event::Migrate { .. }
-                    | Event::HrtimerExpire { .. }
-                    | Event::Exit { .. }
-            )
-        {
-            self.flush_attaches();
+        if matches!(
+            ev,
+            Event::Switch(_)
+                | Event::Wakeup { .. }
+                | Event::Migrate { .. }
+                | Event::HrtimerExpire { .. }
+                | Event::Exit { .. }
+        ) {
+            self.run_all_deferred();
         }
         match *ev {
             Event::Switch(ref s) => self.switch(ts, cpu, s)?,
@@ -824,7 +918,17 @@ impl InferReplay {
                 let (w, n, curr) = self.cfs_inputs(ncpu);
                 let cpu = self.cpus.entry(ncpu).or_default();
                 let Some(ours) = cpu.cfs else {
-                    cpu.cfs = Some(kafter);
+                    let mut cfs = kafter;
+                    for pid in std::mem::take(&mut cpu.attach_on_sight) {
+                        if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.cpu == ncpu) {
+                            let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+                            if let Some(se) = task.avg.as_mut() {
+                                attach_entity_load_avg(&mut cfs, se, w, t);
+                            }
+                        }
+                    }
+                    self.cpus.entry(ncpu).or_default().cfs = Some(cfs);
+                    self.run_deferred(ncpu, true);
                     return;
                 };
                 let mut p = ours;
@@ -847,6 +951,7 @@ impl InferReplay {
                 cpu.perf.0 += perf(kafter.util_avg);
                 cpu.perf.1 += perf(p.util_avg);
                 cpu.perf.2 += 1;
+                self.run_deferred(ncpu, true);
             }
             EntityKey::Task(pid) => {
                 let comm = c.comm.unwrap_or("");
