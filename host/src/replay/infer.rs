@@ -94,9 +94,10 @@ struct Task {
     avg: Option<SchedAvg>,
     /// `sched_process_exit` seen: its load leaves at its last switch-out.
     exiting: bool,
-    /// Trace time of its pending `sched_waking`: try_to_wake_up() reads the target rq's
-    /// clock for the enqueue right after it, before `sched_wakeup` is written.
-    waking: Option<u64>,
+    /// Trace time of its pending `sched_waking` (as a clock-read instant) and the CPU that
+    /// wrote it: try_to_wake_up() reads the target rq's clock for the enqueue right after
+    /// it, unless it queues the wake-up to another CPU's wake list.
+    waking: Option<(u64, u32)>,
     /// Migrated while asleep: detached from its old cfs_rq (`last_update_time` = 0 in
     /// the kernel), attached at the enqueue on the new one.
     detached: bool,
@@ -126,6 +127,8 @@ struct Cpu {
     /// `__schedule()` skips update_rq_clock() (`rq_clock_skip_update()` in
     /// wakeup_preempt()) and runs on that wake-up's clock. (wakee pid, trace time)
     skip_clock: Option<(i32, u64)>,
+    /// The clock this CPU read to run its wake list (queued wake-ups in a row share it).
+    wakelist_clock: Option<u64>,
 }
 
 /// The inferred replay's state.
@@ -160,9 +163,13 @@ pub enum ClockPoint {
     SleepSwitch,
     /// sched_tick() reads it inside the tick's handler, after `hrtimer_expire_entry`.
     Tick,
+    /// A wake-up queued to another CPU's wake list (`sched_waking` on the waker's CPU,
+    /// `sched_wakeup` on the target's): the target reads its clock when it runs the list
+    /// (sched_ttwu_pending()), before it writes `sched_wakeup`.
+    QueuedWakeup,
 }
 
-const CLOCK_POINTS: usize = 3;
+const CLOCK_POINTS: usize = 4;
 
 /// The trace-clock → rq-clock offsets (ns) of the inferred replay, estimated over the whole
 /// trace from the answer key.
@@ -246,7 +253,9 @@ pub fn clock_offset<R: std::io::Read>(
     );
     let mut base: Option<i64> = None;
     let mut all = Hist::new();
-    let mut points: [Hist; CLOCK_POINTS] = [Hist::new(), Hist::new(), Hist::new()];
+    let mut points: [Hist; CLOCK_POINTS] = [Hist::new(), Hist::new(), Hist::new(), Hist::new()];
+    // The CPU each task's pending `sched_waking` was written on (one entry per task).
+    let mut waking_cpu: HashMap<i32, u32> = HashMap::new();
     // per CPU: (pending update point and its timestamp, `now` of the last update since
     // the last sched event)
     type PerCpu = (Option<(ClockPoint, u64)>, Option<u64>);
@@ -275,15 +284,28 @@ pub fn clock_offset<R: std::io::Read>(
                 *st = (None, None);
                 continue;
             }
-            Ok(Event::Wakeup { waking: true, .. }) => {
+            Ok(Event::Wakeup {
+                waking: true, pid, ..
+            }) => {
+                waking_cpu.insert(pid, rec.cpu);
                 *st = (Some((ClockPoint::Waking, rec.ts_ns)), None);
+                continue;
+            }
+            Ok(Event::Wakeup {
+                waking: false, pid, ..
+            }) => {
+                let queued = waking_cpu.remove(&pid).is_some_and(|c| c != rec.cpu);
+                if let (true, Some(now), Some(b)) = (queued, st.1, base) {
+                    points[ClockPoint::QueuedWakeup as usize].add(b, now as i64 - rec.ts_ns as i64);
+                }
+                st.1 = None;
                 continue;
             }
             Ok(Event::HrtimerExpire { function, .. }) if is_tick(function) => {
                 *st = (Some((ClockPoint::Tick, rec.ts_ns)), None);
                 continue;
             }
-            Ok(Event::Wakeup { .. } | Event::Exit { .. }) => {
+            Ok(Event::Exit { .. }) => {
                 st.1 = None;
                 continue;
             }
@@ -303,8 +325,21 @@ pub fn clock_offset<R: std::io::Read>(
             points[0].percentile(b, 50.0),
             points[1].percentile(b, 50.0),
             points[2].percentile(b, 50.0),
+            points[3].percentile(b, 50.0),
         ],
     }))
+}
+
+/// The events the timeline is rebuilt from.
+fn is_sched_event(ev: &Event<'_>) -> bool {
+    matches!(
+        ev,
+        Event::Switch(_)
+            | Event::Wakeup { .. }
+            | Event::Migrate { .. }
+            | Event::HrtimerExpire { .. }
+            | Event::Exit { .. }
+    )
 }
 
 /// The tick's hrtimer callback: tick_sched_timer (6.1), tick_nohz_handler (6.12).
@@ -758,14 +793,13 @@ impl InferReplay {
 
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
-        if matches!(
-            ev,
-            Event::Switch(_)
-                | Event::Wakeup { .. }
-                | Event::Migrate { .. }
-                | Event::HrtimerExpire { .. }
-                | Event::Exit { .. }
-        ) {
+        let sched = is_sched_event(ev);
+        if sched && !matches!(ev, Event::Wakeup { waking: false, .. }) {
+            if let Some(c) = self.cpus.get_mut(&cpu) {
+                c.wakelist_clock = None;
+            }
+        }
+        if sched {
             self.run_all_deferred();
         }
         match *ev {
@@ -780,13 +814,22 @@ impl InferReplay {
             } => {
                 let target = target_cpu.unwrap_or(cpu);
                 let weight = prio_weight(prio);
-                // The enqueue's clock: read just after `sched_waking` (a new task has none).
-                let ts = self
-                    .tasks
-                    .get_mut(&pid)
-                    .and_then(|t| t.waking.take())
-                    .filter(|&w| w <= ts)
-                    .unwrap_or(ts);
+                // The enqueue's clock: read just after `sched_waking` (a new task has none),
+                // or when this CPU runs its wake list.
+                let waking = self.tasks.get_mut(&pid).and_then(|t| t.waking.take());
+                let ts = match waking {
+                    Some((_, wcpu)) if wcpu != cpu => {
+                        let at = self.at(ClockPoint::QueuedWakeup, ts);
+                        *self
+                            .cpus
+                            .entry(cpu)
+                            .or_default()
+                            .wakelist_clock
+                            .get_or_insert(at)
+                    }
+                    Some((w, _)) if w <= ts => w,
+                    _ => ts,
+                };
                 if let Some(c) = self.cpus.get_mut(&target) {
                     c.skip_clock = Some((pid, ts));
                 }
@@ -817,7 +860,7 @@ impl InferReplay {
                 ..
             } => {
                 let ts = self.at(ClockPoint::Waking, ts);
-                self.task(pid, comm).waking = Some(ts);
+                self.task(pid, comm).waking = Some((ts, cpu));
             }
             Event::Migrate {
                 pid,
