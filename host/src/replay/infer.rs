@@ -101,7 +101,18 @@ struct Task {
     /// Migrated while asleep: detached from its old cfs_rq (`last_update_time` = 0 in
     /// the kernel), attached at the enqueue on the new one.
     detached: bool,
+    /// A v6.12 record not compared yet: (ours, the kernel's) after the call.
+    pending: Option<(SchedAvg, SchedAvg)>,
     stats: EntityStats,
+}
+
+impl Task {
+    /// Compares a pending record as it is (the task did not sleep right after it).
+    fn settle(&mut self) {
+        if let Some((o, k)) = self.pending.take() {
+            compare(&mut self.stats, &o, &k, true);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -167,9 +178,12 @@ pub enum ClockPoint {
     /// `sched_wakeup` on the target's): the target reads its clock when it runs the list
     /// (sched_ttwu_pending()), before it writes `sched_wakeup`.
     QueuedWakeup,
+    /// A tick on an idle CPU updates nothing itself; the load-balance softirq it raises
+    /// updates the blocked averages (update_blocked_averages()) on a clock read after it.
+    IdleTick,
 }
 
-const CLOCK_POINTS: usize = 4;
+const CLOCK_POINTS: usize = 5;
 
 /// The trace-clock → rq-clock offsets (ns) of the inferred replay, estimated over the whole
 /// trace from the answer key.
@@ -253,7 +267,7 @@ pub fn clock_offset<R: std::io::Read>(
     );
     let mut base: Option<i64> = None;
     let mut all = Hist::new();
-    let mut points: [Hist; CLOCK_POINTS] = [Hist::new(), Hist::new(), Hist::new(), Hist::new()];
+    let mut points: [Hist; CLOCK_POINTS] = std::array::from_fn(|_| Hist::new());
     // The CPU each task's pending `sched_waking` was written on (one entry per task).
     let mut waking_cpu: HashMap<i32, u32> = HashMap::new();
     // per CPU: (pending update point and its timestamp, `now` of the last update since
@@ -302,7 +316,12 @@ pub fn clock_offset<R: std::io::Read>(
                 continue;
             }
             Ok(Event::HrtimerExpire { function, .. }) if is_tick(function) => {
-                *st = (Some((ClockPoint::Tick, rec.ts_ns)), None);
+                let p = if rec.pid == 0 {
+                    ClockPoint::IdleTick
+                } else {
+                    ClockPoint::Tick
+                };
+                *st = (Some((p, rec.ts_ns)), None);
                 continue;
             }
             Ok(Event::Exit { .. }) => {
@@ -326,6 +345,7 @@ pub fn clock_offset<R: std::io::Read>(
             points[1].percentile(b, 50.0),
             points[2].percentile(b, 50.0),
             points[3].percentile(b, 50.0),
+            points[4].percentile(b, 50.0),
         ],
     }))
 }
@@ -477,9 +497,22 @@ impl InferReplay {
         };
         let sleeping = !s.prev_runnable();
         if let Some(p) = prev.filter(|_| sleeping && self.util_est_before_dequeue) {
-            if let Some(avg) = self.tasks.get_mut(&p).and_then(|t| t.avg.as_mut()) {
-                util_est_update(avg, true, &ue_cpu);
+            if let Some(t) = self.tasks.get_mut(&p) {
+                if let Some(avg) = t.avg.as_mut() {
+                    util_est_update(avg, true, &ue_cpu);
+                }
+                // The dequeue's record: its util_est is the one just updated.
+                if let (Some((mut o, k)), Some(avg)) = (t.pending.take(), t.avg) {
+                    o.util_est = avg.util_est;
+                    compare(&mut t.stats, &o, &k, true);
+                }
             }
+        }
+        if let Some(t) = prev.and_then(|p| self.tasks.get_mut(&p)) {
+            t.settle();
+        }
+        if let Some(t) = self.tasks.get_mut(&s.next_pid) {
+            t.settle();
         }
         // Everything up to now ran with the old flags.
         if s.next_pid != 0 {
@@ -531,9 +564,10 @@ impl InferReplay {
     /// its averages as removed load, folded in at that cfs_rq's next update.
     fn exit(&mut self, pid: i32) {
         let t = self.tables;
-        let Some(task) = self.tasks.remove(&pid) else {
+        let Some(mut task) = self.tasks.remove(&pid) else {
             return;
         };
+        task.settle();
         let w = task.weight.unwrap_or(NICE_0_WEIGHT) << 10;
         if let (Some(mut se), Some(c), false) =
             (task.avg, self.cpus.get_mut(&task.cpu), task.detached)
@@ -873,7 +907,13 @@ impl InferReplay {
                 self.migrate(ts, pid, orig_cpu, dest_cpu);
             }
             Event::HrtimerExpire { function, .. } if is_tick(function) => {
-                let ts = self.at(ClockPoint::Tick, ts);
+                let idle = self.cpus.get(&cpu).and_then(|c| c.curr) == Some(0);
+                let p = if idle {
+                    ClockPoint::IdleTick
+                } else {
+                    ClockPoint::Tick
+                };
+                let ts = self.at(p, ts);
                 let c = self.cpus.entry(cpu).or_default();
                 // A tick's schedule() reads the clock afresh.
                 c.skip_clock = None;
@@ -949,6 +989,7 @@ impl InferReplay {
     fn answer_call(&mut self, ts: u64, c: &PeltCall<'_>) {
         let version = self.profile.util_est;
         let t = self.tables;
+        let defer_ue = self.util_est_before_dequeue;
         let kbefore = to_avg(&c.before, version);
         let kafter = to_avg(&c.after, version);
         let has_ue = c.after.util_est.is_some();
@@ -1046,7 +1087,15 @@ impl InferReplay {
                     t,
                 );
                 task.stats.entity = name;
-                compare(&mut task.stats, &p, &kafter, has_ue);
+                task.settle();
+                if defer_ue && has_ue {
+                    // v6.12's dequeue updates util_est before its PELT update, so this
+                    // record already shows it if the task sleeps next: compared at the
+                    // next sched_switch that tells (Task::pending).
+                    task.pending = Some((p, kafter));
+                } else {
+                    compare(&mut task.stats, &p, &kafter, has_ue);
+                }
                 let _ = kbefore;
             }
             _ => {}
@@ -1139,6 +1188,10 @@ impl InferReplay {
             let mut tasks: Vec<_> = self
                 .tasks
                 .into_iter()
+                .map(|(pid, mut t)| {
+                    t.settle();
+                    (pid, t)
+                })
                 .filter(|(_, t)| t.stats.updates > 0)
                 .collect();
             tasks.sort_by_key(|(pid, _)| *pid);
@@ -1179,7 +1232,7 @@ fn explain(
     let ok =
         p.util_avg == ka.util_avg && p.load_avg == ka.load_avg && p.runnable_avg == ka.runnable_avg;
     eprintln!(
-        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{}",
+        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{} ue k={:?} ours={:?}",
         if ok { "  " } else { "X " },
         ts / 1_000_000_000,
         ts % 1_000_000_000 / 1000,
@@ -1210,6 +1263,8 @@ fn explain(
         ours.util_avg,
         ours.load_avg,
         ours.runnable_avg,
+        ka.util_est,
+        p.util_est,
     );
 }
 
@@ -1250,7 +1305,7 @@ mod tests {
     fn an_update_point_takes_its_own_offset() {
         let o = ClockOffsets {
             global: 1_000,
-            point: [Some(1_007), Some(-28_000), None],
+            point: [Some(1_007), Some(-28_000), None, None, None],
         };
         // The rq clock is `at() + global`: the point's own offset from its event.
         assert_eq!(
