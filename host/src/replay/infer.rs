@@ -646,16 +646,19 @@ impl InferReplay {
         }
     }
 
-    /// Every deferred step of every CPU (a sched event: the kernel has done them).
-    fn run_all_deferred(&mut self) {
-        let cpus: Vec<u32> = self
-            .cpus
-            .iter()
-            .filter(|(_, c)| !c.deferred.is_empty())
-            .map(|(k, _)| *k)
-            .collect();
-        for cpu in cpus {
-            self.run_deferred(cpu, false);
+    /// The CPU whose deferred steps the kernel has surely done when `ev` is written: its
+    /// own switch, tick or exit, a wake-up queued on it. Not a `sched_waking` (the waker
+    /// may be in the middle of do_exit()) nor a migration (a load balance writes every
+    /// move before its attaches).
+    fn settles(ev: &Event<'_>, cpu: u32) -> Option<u32> {
+        match *ev {
+            Event::Switch(_) | Event::HrtimerExpire { .. } | Event::Exit { .. } => Some(cpu),
+            Event::Wakeup {
+                waking: false,
+                target_cpu,
+                ..
+            } => Some(target_cpu.unwrap_or(cpu)),
+            _ => None,
         }
     }
 
@@ -833,8 +836,8 @@ impl InferReplay {
                 c.wakelist_clock = None;
             }
         }
-        if sched {
-            self.run_all_deferred();
+        if let Some(c) = Self::settles(ev, cpu) {
+            self.run_deferred(c, false);
         }
         match *ev {
             Event::Switch(ref s) => self.switch(ts, cpu, s)?,
