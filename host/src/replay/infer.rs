@@ -189,22 +189,35 @@ const CLOCK_POINTS: usize = 5;
 /// trace from the answer key.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClockOffsets {
-    /// rq clock minus trace clock: the largest `now - timestamp` of any answer-key record
-    /// (the kernel reads its clock before it writes the event, so every difference is at
-    /// most the true offset).
+    /// rq clock minus trace clock at trace time `t0` (ns): the envelope of the answer
+    /// key's `now - timestamp` (the kernel reads its clock before it writes the event, so
+    /// every difference is at most the true offset).
     pub global: i64,
+    /// The trace time `global` holds at.
+    pub t0: u64,
+    /// How fast the offset drifts, ns per second of trace: the guest's rq clock and its
+    /// trace clock need not run at one rate (6.1 under QEMU: about -11 µs/s; re-measure
+    /// with the largest `now - timestamp` per 0.25 s).
+    pub drift_ppb: i64,
     /// Per [`ClockPoint`]: the median of the kernel's `now` at the first update after
     /// that event (before the switch, for [`ClockPoint::SleepSwitch`]) minus the event's
-    /// timestamp; `None` when the trace has no such pair.
+    /// timestamp, relative to [`ClockOffsets::global_at`]; `None` when the trace has no
+    /// such pair.
     pub point: [Option<i64>; CLOCK_POINTS],
 }
 
 impl ClockOffsets {
+    /// The global offset at trace time `ts`.
+    pub fn global_at(&self, ts: u64) -> i64 {
+        let dt = i128::from(ts) - i128::from(self.t0);
+        self.global + (dt * i128::from(self.drift_ppb) / 1_000_000_000) as i64
+    }
+
     /// The rq-clock instant of an update whose clock read belongs to event `p` written at
-    /// `ts`, as a trace time (to which [`ClockOffsets::global`] is then added).
+    /// `ts`, as a trace time (to which [`ClockOffsets::global_at`] is then added).
     pub fn at(&self, p: ClockPoint, ts: u64) -> u64 {
         match self.point[p as usize] {
-            Some(o) => ts.wrapping_add_signed(o - self.global),
+            Some(o) => ts.wrapping_add_signed(o),
             None => ts,
         }
     }
@@ -254,19 +267,112 @@ impl Hist {
     }
 }
 
-/// The clock offsets of the inferred replay ([`ClockOffsets`]), from the answer key: each
-/// record's `now` (probe) or `update_time` (LISA) minus its timestamp; per CPU, the pairs
-/// of an update point's event and the kernel's update that read the clock there.
-pub fn clock_offset<R: std::io::Read>(
-    input: R,
-    name: &str,
-) -> anyhow::Result<Option<ClockOffsets>> {
+/// The width of the windows whose largest `now - timestamp` traces the rq clock's drift
+/// against the trace clock (ns).
+const DRIFT_WINDOW_NS: u64 = 250_000_000;
+
+/// Windows kept for the drift fit (a window per 0.25 s: 69 hours of trace).
+const MAX_DRIFT_WINDOWS: usize = 1 << 20;
+
+/// The rq clock an answer-key record read (`now` of a probe record, LISA's
+/// `update_time`), or `None` for other events.
+fn record_clock(ev: &Result<Event<'_>, crate::trace::event::BadField>) -> Option<u64> {
+    match ev {
+        Ok(Event::PeltCall(c)) => Some(c.now),
+        Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
+            Some(*update_time)
+        }
+        _ => None,
+    }
+}
+
+/// The line under every window's largest `now - timestamp` (the kernel reads its clock
+/// before it writes the record, so the largest difference is the closest to the true
+/// offset): the least-squares slope through the windows' maxima, raised to touch the
+/// highest of them. `None` without records.
+fn drift_line<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<(i64, u64, i64)>> {
     let mut r = crate::trace::report::ReportReader::new(
         std::io::BufReader::with_capacity(1 << 16, input),
         name,
     );
-    let mut base: Option<i64> = None;
-    let mut all = Hist::new();
+    // window -> (largest difference, records)
+    let mut win: BTreeMap<u64, (i64, u32)> = BTreeMap::new();
+    while let Some(rec) = r.next_record()? {
+        let Some(clock) = record_clock(&Event::parse(&rec)) else {
+            continue;
+        };
+        let d = clock as i64 - rec.ts_ns as i64;
+        let k = rec.ts_ns / DRIFT_WINDOW_NS;
+        if win.len() >= MAX_DRIFT_WINDOWS && !win.contains_key(&k) {
+            continue;
+        }
+        let e = win.entry(k).or_insert((d, 0));
+        e.0 = e.0.max(d);
+        e.1 += 1;
+    }
+    let Some((&k0, _)) = win.iter().next() else {
+        return Ok(None);
+    };
+    let t0 = k0 * DRIFT_WINDOW_NS;
+    // Windows with enough records for their maximum to sit on the envelope.
+    let pts: Vec<(f64, f64)> = win
+        .iter()
+        .filter(|(_, &(_, n))| n >= 8)
+        .map(|(&k, &(m, _))| {
+            (
+                ((k * DRIFT_WINDOW_NS + DRIFT_WINDOW_NS / 2) - t0) as f64,
+                m as f64,
+            )
+        })
+        .collect();
+    let slope = if pts.len() >= 2 {
+        let n = pts.len() as f64;
+        let (mx, my) = pts
+            .iter()
+            .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
+        let (sxy, sxx) = pts.iter().fold((0.0, 0.0), |(a, b), &(x, y)| {
+            (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+        });
+        if sxx > 0.0 {
+            sxy / sxx
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    };
+    let ppb = (slope * 1e9).round() as i64;
+    let line = |k: u64| ((k * DRIFT_WINDOW_NS - t0) as i128 * ppb as i128 / 1_000_000_000) as i64;
+    let global = win
+        .iter()
+        .map(|(&k, &(m, _))| m - line(k))
+        .max()
+        .unwrap_or(0);
+    Ok(Some((global, t0, ppb)))
+}
+
+/// The clock offsets of the inferred replay ([`ClockOffsets`]), from the answer key, in two
+/// passes over the trace (`open` gives it afresh): the drifting global offset
+/// ([`drift_line`]), then, per CPU, the pairs of an update point's event and the kernel's
+/// update that read the clock there, relative to that line.
+pub fn clock_offset<R: std::io::Read>(
+    mut open: impl FnMut() -> anyhow::Result<R>,
+    name: &str,
+) -> anyhow::Result<Option<ClockOffsets>> {
+    let Some((global, t0, drift_ppb)) = drift_line(open()?, name)? else {
+        return Ok(None);
+    };
+    let mut o = ClockOffsets {
+        global,
+        t0,
+        drift_ppb,
+        point: [None; CLOCK_POINTS],
+    };
+    let mut r = crate::trace::report::ReportReader::new(
+        std::io::BufReader::with_capacity(1 << 16, open()?),
+        name,
+    );
+    let b = -(Hist::BINS as i64 / 2) * 1000;
     let mut points: [Hist; CLOCK_POINTS] = std::array::from_fn(|_| Hist::new());
     // The CPU each task's pending `sched_waking` was written on (one entry per task).
     let mut waking_cpu: HashMap<i32, u32> = HashMap::new();
@@ -274,46 +380,40 @@ pub fn clock_offset<R: std::io::Read>(
     // the last sched event)
     type PerCpu = (Option<(ClockPoint, u64)>, Option<u64>);
     let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
+    // A clock read minus an event's timestamp, relative to the drifting global offset.
+    let rel = |now: u64, ts: u64| now as i64 - ts as i64 - o.global_at(ts);
     while let Some(rec) = r.next_record()? {
         let ev = Event::parse(&rec);
         let st = state.entry(rec.cpu).or_default();
-        let clock = match ev {
+        match ev {
             Ok(Event::PeltCall(ref c)) => {
                 st.1 = Some(c.now);
-                if let (Some((p, ts)), Some(b)) = (st.0.take(), base) {
-                    points[p as usize].add(b, c.now as i64 - ts as i64);
+                if let Some((p, ts)) = st.0.take() {
+                    points[p as usize].add(b, rel(c.now, ts));
                 }
-                c.now
-            }
-            Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
-                update_time
             }
             Ok(Event::Switch(ref s)) => {
-                if let (Some(now), Some(b), false) = (st.1, base, s.prev_runnable()) {
+                if let (Some(now), false) = (st.1, s.prev_runnable()) {
                     if s.prev_pid != 0 {
-                        points[ClockPoint::SleepSwitch as usize]
-                            .add(b, now as i64 - rec.ts_ns as i64);
+                        points[ClockPoint::SleepSwitch as usize].add(b, rel(now, rec.ts_ns));
                     }
                 }
                 *st = (None, None);
-                continue;
             }
             Ok(Event::Wakeup {
                 waking: true, pid, ..
             }) => {
                 waking_cpu.insert(pid, rec.cpu);
                 *st = (Some((ClockPoint::Waking, rec.ts_ns)), None);
-                continue;
             }
             Ok(Event::Wakeup {
                 waking: false, pid, ..
             }) => {
                 let queued = waking_cpu.remove(&pid).is_some_and(|c| c != rec.cpu);
-                if let (true, Some(now), Some(b)) = (queued, st.1, base) {
-                    points[ClockPoint::QueuedWakeup as usize].add(b, now as i64 - rec.ts_ns as i64);
+                if let (true, Some(now)) = (queued, st.1) {
+                    points[ClockPoint::QueuedWakeup as usize].add(b, rel(now, rec.ts_ns));
                 }
                 st.1 = None;
-                continue;
             }
             Ok(Event::HrtimerExpire { function, .. }) if is_tick(function) => {
                 let p = if rec.pid == 0 {
@@ -322,32 +422,15 @@ pub fn clock_offset<R: std::io::Read>(
                     ClockPoint::Tick
                 };
                 *st = (Some((p, rec.ts_ns)), None);
-                continue;
             }
-            Ok(Event::Exit { .. }) => {
-                st.1 = None;
-                continue;
-            }
-            _ => continue,
-        };
-        let d = clock as i64 - rec.ts_ns as i64;
-        let b = *base.get_or_insert(d.saturating_sub((Hist::BINS as i64 / 2) * 1000));
-        all.add(b, d);
+            Ok(Event::Exit { .. }) => st.1 = None,
+            _ => {}
+        }
     }
-    let Some(b) = base else { return Ok(None) };
-    let Some(global) = all.percentile(b, 100.0) else {
-        return Ok(None);
-    };
-    Ok(Some(ClockOffsets {
-        global,
-        point: [
-            points[0].percentile(b, 50.0),
-            points[1].percentile(b, 50.0),
-            points[2].percentile(b, 50.0),
-            points[3].percentile(b, 50.0),
-            points[4].percentile(b, 50.0),
-        ],
-    }))
+    for (i, h) in points.iter().enumerate() {
+        o.point[i] = h.percentile(b, 50.0);
+    }
+    Ok(Some(o))
 }
 
 /// The events the timeline is rebuilt from.
@@ -427,7 +510,7 @@ impl InferReplay {
     /// The rq clock of `cpu` at trace time `ts`, once calibrated.
     fn clock(&self, cpu: u32, ts: u64) -> Option<u64> {
         let off = match self.offsets {
-            Some(o) => o.global,
+            Some(o) => o.global_at(ts),
             None => self.cpus.get(&cpu)?.offset?,
         };
         Some(ts.wrapping_add_signed(off))
@@ -1308,7 +1391,9 @@ mod tests {
     fn an_update_point_takes_its_own_offset() {
         let o = ClockOffsets {
             global: 1_000,
-            point: [Some(1_007), Some(-28_000), None, None, None],
+            t0: 0,
+            drift_ppb: 0,
+            point: [Some(7), Some(-29_000), None, None, None],
         };
         // The rq clock is `at() + global`: the point's own offset from its event.
         assert_eq!(
@@ -1320,5 +1405,14 @@ mod tests {
             50_000 - 28_000
         );
         assert_eq!(o.at(ClockPoint::Tick, 5_000), 5_000);
+        // A drifting offset: -11 µs per second of trace from t0.
+        let d = ClockOffsets {
+            t0: 10_000_000_000,
+            drift_ppb: -11_000,
+            ..o
+        };
+        assert_eq!(d.global_at(10_000_000_000), 1_000);
+        assert_eq!(d.global_at(12_000_000_000), 1_000 - 22_000);
+        assert_eq!(d.global_at(9_000_000_000), 1_000 + 11_000);
     }
 }
