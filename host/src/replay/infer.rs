@@ -18,15 +18,19 @@
 //! nothing else: the initial state of an entity that exists when the trace starts (its
 //! first record: a trace starts with every signal already running; a task forked in the
 //! trace starts from post_init_entity_util_avg() at `sched_wakeup_new`) and the offset
-//! between the trace clock and the rq clock. What runs on a CPU before its first
-//! `sched_switch` comes from the `COMM-PID` column; a dead task's load leaves at its last
-//! switch-out; util_est_update() runs after the dequeue's PELT update before v6.12 and
-//! before it from v6.12 on.
+//! between the trace clock and the rq clock ([`clock_offset`]). What runs on a CPU before
+//! its first `sched_switch` comes from the `COMM-PID` column; a dead or migrated task's
+//! load leaves as the kernel's removed load (kernel/sched/fair.c:
+//! remove_entity_load_avg(), folded at the cfs_rq's next update_cfs_rq_load_avg());
+//! attaches and detaches the events do not show wait for their cfs_rq update's record
+//! ([`Deferred`]); util_est_update() runs after the dequeue's PELT update before v6.12
+//! and before it from v6.12 on.
 //!
 //! Not visible in sched events, hence errors: 6.12's delayed dequeue (a task that sleeps
-//! with negative lag stays queued, its load still counted, until picked), the exact rq
-//! clock reads (a few µs before the event is written), removed load of tasks that wake
-//! on another CPU (folded in at the old CPU's next update, not at the migration).
+//! with negative lag stays queued, its load still counted, until picked), task groups
+//! (group entities and their propagation), the exact rq clock reads (estimated per update
+//! point from the answer key; a dequeue can come long before its `sched_switch` when a
+//! newly-idle balance runs in between), cfs_rq updates of the load-balance softirq.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
