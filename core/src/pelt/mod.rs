@@ -701,6 +701,19 @@ mod tests {
             (cfs.load_avg, cfs.runnable_avg, cfs.util_avg),
             (1546, 639, 639)
         );
+        // Nothing removed and no time passed: nothing decayed.
+        let before = cfs;
+        let lut = cfs.last_update_time;
+        assert!(!update_cfs_rq_load_avg(
+            lut,
+            &mut cfs,
+            &mut removed,
+            0,
+            0,
+            false,
+            T
+        ));
+        assert_eq!(cfs, before);
         assert!(!load_avg_is_decayed(&cfs));
         assert!(load_avg_is_decayed(&SchedAvg::default()));
     }
