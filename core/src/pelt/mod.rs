@@ -515,6 +515,88 @@ pub fn detach_entity_load_avg(
     cfs_rq.runnable_sum = max_u32(cfs_rq.runnable_sum, cfs_rq.runnable_avg);
 }
 
+/// `cfs_rq->removed` (kernel/sched/sched.h): the averages of entities that left this
+/// cfs_rq without its lock (a task that died or woke up on another CPU), folded in at the
+/// cfs_rq's next [`update_cfs_rq_load_avg`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CfsRqRemoved {
+    /// `removed.nr`: entities removed since the last fold.
+    pub nr: u32,
+    /// `removed.load_avg` (unsigned long).
+    pub load_avg: u64,
+    /// `removed.util_avg`.
+    pub util_avg: u64,
+    /// `removed.runnable_avg`.
+    pub runnable_avg: u64,
+}
+
+/// `remove_entity_load_avg()` (kernel/sched/fair.c): syncs a leaving entity to its
+/// cfs_rq's `last_update_time` (`sync_entity_load_avg()`: a blocked update, no clock read)
+/// and queues its averages in the cfs_rq's `removed`.
+pub fn remove_entity_load_avg(
+    cfs_rq_last_update_time: u64,
+    se: &mut SchedAvg,
+    load_weight: u64,
+    removed: &mut CfsRqRemoved,
+    t: &PeltTables,
+) {
+    __update_load_avg_blocked_se(cfs_rq_last_update_time, se, load_weight, t);
+    removed.nr = removed.nr.wrapping_add(1);
+    removed.util_avg = removed.util_avg.wrapping_add(se.util_avg);
+    removed.load_avg = removed.load_avg.wrapping_add(se.load_avg);
+    removed.runnable_avg = removed.runnable_avg.wrapping_add(se.runnable_avg);
+}
+
+/// `load_avg_is_decayed()` (kernel/sched/fair.c): every sum is 0.
+pub fn load_avg_is_decayed(sa: &SchedAvg) -> bool {
+    sa.load_sum == 0 && sa.util_sum == 0 && sa.runnable_sum == 0
+}
+
+/// `update_cfs_rq_load_avg()` (kernel/sched/fair.c, the same in v6.1 and v6.12): folds
+/// the cfs_rq's `removed` averages in (each average and its `avg * divider` share of the
+/// sum taken out with `sub_positive`, each sum then raised to at least `avg *
+/// PELT_MIN_DIVIDER` with `max_t(u32, ..)`), then [`__update_load_avg_cfs_rq`]. Returns
+/// whether anything decayed or was removed.
+///
+/// Traps: the divider is the one *before* the update; `sub_positive` converts `r *
+/// divider` to the sum's type first, so the u32 `util_sum` loses a product past 2^32.
+pub fn update_cfs_rq_load_avg(
+    now: u64,
+    sa: &mut SchedAvg,
+    removed: &mut CfsRqRemoved,
+    load_weight: u64,
+    h_nr_runnable: u32,
+    has_curr: bool,
+    t: &PeltTables,
+) -> bool {
+    let mut decayed = false;
+    if removed.nr != 0 {
+        let r = core::mem::take(removed);
+        let divider = u64::from(get_pelt_divider(sa, t));
+        let min_div = t.pelt_min_divider();
+        let at_least = |sum: u64, avg: u64| {
+            u64::from(core::cmp::max(
+                sum as u32,
+                (avg as u32).wrapping_mul(min_div),
+            ))
+        };
+        sa.load_avg = sub_positive(sa.load_avg, r.load_avg);
+        sa.load_sum = sub_positive(sa.load_sum, r.load_avg.wrapping_mul(divider));
+        sa.load_sum = at_least(sa.load_sum, sa.load_avg);
+        sa.util_avg = sub_positive(sa.util_avg, r.util_avg);
+        let du = r.util_avg.wrapping_mul(divider) as u32; // typeof(*ptr) in sub_positive
+        sa.util_sum = sa.util_sum - core::cmp::min(sa.util_sum, du);
+        sa.util_sum = core::cmp::max(sa.util_sum, (sa.util_avg as u32).wrapping_mul(min_div));
+        sa.runnable_avg = sub_positive(sa.runnable_avg, r.runnable_avg);
+        sa.runnable_sum = sub_positive(sa.runnable_sum, r.runnable_avg.wrapping_mul(divider));
+        sa.runnable_sum = at_least(sa.runnable_sum, sa.runnable_avg);
+        decayed = true;
+    }
+    decayed | (__update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, has_curr, t) != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,6 +619,80 @@ mod tests {
             last_update_time: lut,
             ..SchedAvg::default()
         }
+    }
+
+    #[test]
+    fn removed_load_is_folded_in_before_the_update() {
+        // Linux 6.1.192 under QEMU (fixtures/lab/6.1.0-57-amd64/periodic-5pct-16ms): cpu0's
+        // root cfs_rq after `cat` was dequeued for the last time, `cat`'s sched_avg at
+        // task_dead_fair(), and the state the next __update_load_avg_cfs_rq() call saw.
+        let mut cfs = SchedAvg {
+            last_update_time: 12446543872,
+            load_sum: 122341007,
+            runnable_sum: 41600312,
+            util_sum: 41326284,
+            period_contrib: 972,
+            load_avg: 2569,
+            runnable_avg: 872,
+            util_avg: 867,
+            ..SchedAvg::default()
+        };
+        let mut cat = SchedAvg {
+            last_update_time: 12446543872,
+            load_sum: 47643,
+            runnable_sum: 11179796,
+            util_sum: 10941776,
+            period_contrib: 972,
+            load_avg: 1023,
+            runnable_avg: 233,
+            util_avg: 228,
+            ..SchedAvg::default()
+        };
+        let mut removed = CfsRqRemoved::default();
+        remove_entity_load_avg(cfs.last_update_time, &mut cat, NICE_0, &mut removed, T);
+        assert_eq!(
+            removed,
+            CfsRqRemoved {
+                nr: 1,
+                load_avg: 1023,
+                util_avg: 228,
+                runnable_avg: 233
+            }
+        );
+        // Folded at the next update (the same instant: only the removal shows).
+        assert!(update_cfs_rq_load_avg(
+            cfs.last_update_time,
+            &mut cfs,
+            &mut removed,
+            0,
+            0,
+            false,
+            T
+        ));
+        assert_eq!(removed, CfsRqRemoved::default());
+        assert_eq!(
+            (cfs.load_sum, cfs.runnable_sum, cfs.util_sum),
+            (73554137, 30488542, 30452964)
+        );
+        assert_eq!(
+            (cfs.load_avg, cfs.runnable_avg, cfs.util_avg),
+            (1546, 639, 639)
+        );
+        // Nothing removed and no time passed: nothing decayed.
+        let before = cfs;
+        let lut = cfs.last_update_time;
+        assert!(!update_cfs_rq_load_avg(
+            lut,
+            &mut cfs,
+            &mut removed,
+            0,
+            0,
+            false,
+            T
+        ));
+        assert_eq!(cfs, before);
+        assert!(!load_avg_is_decayed(&cfs));
+        assert!(load_avg_is_decayed(&SchedAvg::default()));
     }
 
     #[test]

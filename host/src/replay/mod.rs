@@ -165,7 +165,11 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     let name = args.trace.display().to_string();
     // The inferred replay's clock offset needs a first pass over the whole trace.
     let offset = if args.infer {
-        infer::clock_offset(open(&args.trace)?, &name)?
+        let o = infer::clock_offset(|| open(&args.trace), &name)?;
+        if std::env::var_os("SCHEDMATH_REPLAY_EXPLAIN").is_some() {
+            eprintln!("clock offsets: {o:?}");
+        }
+        o
     } else {
         None
     };
