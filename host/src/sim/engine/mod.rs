@@ -65,6 +65,7 @@
 //! `schedmath.io_latency_us`); a workload without ranges gives the same result for every
 //! seed.
 
+mod balance;
 mod fair;
 mod groups;
 mod observe;
@@ -187,6 +188,8 @@ pub struct Engine<'p> {
     ucfg: UclampConfig,
     asym: bool,
     sd: SchedDomains,
+    /// The load balancer's domain state ([`balance`]).
+    lb: balance::LbState,
     rd: RootDomain,
     rec: Recorder,
     sync: sync::SyncState,
@@ -435,6 +438,7 @@ impl<'p> Engine<'p> {
             ucfg,
             asym,
             sd: SchedDomains::of(platform),
+            lb: balance::LbState::new(&SchedDomains::of(platform), u64::from(cfg.hz)),
             rd: RootDomain::default(),
             rec,
             sync: sync::SyncState::new(specs),
