@@ -30,7 +30,7 @@ fn run(profile: &str, secs: u64) -> Metrics {
 /// so every hog gets about a fifth over 3 s (the rotation is not exactly even: which hog
 /// moves depends on who ran last and the loads' low digits).
 #[test]
-fn five_hogs_on_two_cpus_share_within_half_a_point_and_migrate() {
+fn five_hogs_on_two_cpus_share_a_fifth_each_and_migrate() {
     for profile in ["mainline", "fair-cfs"] {
         let m = run(profile, 3);
         let total: f64 = m.task_cpu_residency_s.values().flatten().sum();
@@ -40,7 +40,10 @@ fn five_hogs_on_two_cpus_share_within_half_a_point_and_migrate() {
             let share = 100.0 * own / total;
             // Measured 18.9–20.7 % (the kernel's lone `hog` in `oversubscribed`: 19.7 /
             // 20.4 %); without the balancer two of them got 25 % and three 16.7 %.
-            assert!((share - 20.0).abs() <= 1.25, "{profile} {name}: {share:.2} %");
+            assert!(
+                (share - 20.0).abs() <= 1.25,
+                "{profile} {name}: {share:.2} %"
+            );
         }
         let migrations: u64 = m.migrations.values().sum();
         // The kernel migrated 48 times in the 3 s `oversubscribed` captures.

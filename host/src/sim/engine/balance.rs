@@ -5,9 +5,9 @@
 //! out of work (kernel/sched/fair.c). The arithmetic is the core's
 //! [`schedmath::fair::balance`]; here the walk over groups, runqueues and tasks.
 //!
-//! Simplifications: the periodic balance of an idle CPU runs at the tick even when its
-//! tick is stopped (the kernel's NO_HZ idle balancer does it for such CPUs from a busy
-//! CPU's tick); `rd->overload` is "some CPU runs two tasks now"; the newly-idle balance is
+//! Simplifications: a CPU whose tick is stopped balances at the tick when some CPU runs
+//! two tasks (the kernel's NO_HZ idle balancer, kicked from that CPU's tick, balances for
+//! it; the kick's other triggers are not modelled); `rd->overload` is "some CPU runs two tasks now"; the newly-idle balance is
 //! not gated by `avg_idle` / `max_newidle_lb_cost`; `task_h_load()` is the task's own
 //! `load_avg` (exact for tasks in the root group, not scaled by a group's `h_load`); the
 //! `sgc->imbalance` of affinity-constrained child groups stays 0 and `LBF_DST_PINNED` /
@@ -22,7 +22,7 @@ use schedmath::fair::balance::{
     update_sg_lb_stats_cpu, update_sg_lb_stats_finish, CpuIdleType, FbqCandidate, FbqState, LbCpu,
     LbDomain, LbOutcome, SdLbStats, SgCapacity, SCHED_NR_MIGRATE_BREAK, SYSCTL_SCHED_NR_MIGRATE,
 };
-use schedmath::fair::lb::SgLbStats;
+use schedmath::fair::lb::{smt_balance, SgLbStats};
 use schedmath::util_est::task_util_est;
 
 /// The balancer's per-CPU state: each domain's `struct sched_domain` fields and
@@ -73,13 +73,23 @@ impl Engine<'_> {
         self.now / self.tick_nsec
     }
 
-    /// `trigger_load_balance()` for every CPU: `rebalance_domains()` where due.
+    /// `trigger_load_balance()` for every CPU: `rebalance_domains()` where due. A CPU
+    /// whose tick is stopped balances only when `nohz_balancer_kick()` would kick the
+    /// idle balancer: some CPU runs two tasks (its other triggers — misfit, reduced
+    /// capacity, asym packing — are not modelled).
     pub(super) fn trigger_load_balance(&mut self) {
         let j = self.jiffies();
+        let mut kick = None;
         for c in 0..self.rqs.len() {
-            if j >= self.lb.next_balance[c] {
-                self.rebalance_domains(c, j);
+            if j < self.lb.next_balance[c] {
+                continue;
             }
+            if self.rqs[c].tick_stopped
+                && !*kick.get_or_insert_with(|| self.rqs.iter().any(|r| r.nr_running() >= 2))
+            {
+                continue;
+            }
+            self.rebalance_domains(c, j);
         }
     }
 
@@ -216,6 +226,7 @@ impl Engine<'_> {
         let dst_capacity = self.rqs[c].cpu_capacity;
         let siblings = &self.platform.cpus[c].smt_siblings;
         let dst_core_idle = siblings.iter().all(|&s| self.rqs[s].is_idle());
+        let smt_groups = level > 0 && self.sd.per_cpu[c][level - 1].name == "SMT";
         for (gi, g) in dom.groups.iter().enumerate() {
             let local = gi == 0;
             let mut sgs = SgLbStats::default();
@@ -227,11 +238,9 @@ impl Engine<'_> {
                 min_cap = min_cap.min(cpu.capacity);
                 max_cap = max_cap.max(cpu.capacity);
             }
-            if dom.name != "SMT" {
-                sgs.group_smt_balance = false;
-            } else {
-                sgs.group_smt_balance = idle.is_idle() && sgs.sum_h_nr_running > 1 && !local;
-            }
+            // `smt_balance()`: the groups are SMT cores (`sg->flags` are the child's).
+            sgs.group_smt_balance =
+                !local && smt_balance(idle.is_idle(), smt_groups, sgs.sum_h_nr_running);
             update_sg_lb_stats_finish(
                 &mut sgs,
                 cap,
@@ -381,8 +390,7 @@ impl Engine<'_> {
         all_pinned: &mut bool,
     ) -> u32 {
         if imb.imbalance <= 0 {
-            *all_pinned = false;
-            return 0;
+            return 0; // LBF_ALL_PINNED stays set, as in the kernel
         }
         let mut cand = std::mem::take(&mut self.lb.cand);
         cand.clear();
