@@ -5,9 +5,10 @@
 //! out of work (kernel/sched/fair.c). The arithmetic is the core's
 //! [`schedmath::fair::balance`]; here the walk over groups, runqueues and tasks.
 //!
-//! Simplifications: a CPU whose tick is stopped balances at the tick when some CPU runs
-//! two tasks (the kernel's NO_HZ idle balancer, kicked from that CPU's tick, balances for
-//! it; the kick's other triggers are not modelled); `rd->overload` is "some CPU runs two tasks now"; the newly-idle balance is
+//! Simplifications: an idle CPU balances at the tick only when some CPU runs two tasks
+//! (the kernel's NO_HZ idle balancer, kicked from that CPU's tick, balances for it; the
+//! kick's other triggers are not modelled), whether or not the sim kept its tick;
+//! `rd->overload` is "some CPU runs two tasks now"; the newly-idle balance is
 //! not gated by `avg_idle` / `max_newidle_lb_cost`; `task_h_load()` is the task's own
 //! `load_avg` (exact for tasks in the root group, not scaled by a group's `h_load`); the
 //! `sgc->imbalance` of affinity-constrained child groups stays 0 and `LBF_DST_PINNED` /
@@ -34,6 +35,10 @@ pub(super) struct LbState {
     max_interval: u64,
     /// Scratch: the source's tasks in `cfs_tasks` order, tail first.
     cand: Vec<usize>,
+    /// What `update_sg_lb_stats()` reads of each CPU, valid while `cpus_valid`: taken
+    /// once per balancing pass and again after a task moved (no per-level recompute).
+    cpus: Vec<LbCpu>,
+    cpus_valid: bool,
 }
 
 impl LbState {
@@ -64,6 +69,8 @@ impl LbState {
             doms,
             hz,
             cand: Vec::new(),
+            cpus: Vec::new(),
+            cpus_valid: false,
         }
     }
 }
@@ -73,18 +80,20 @@ impl Engine<'_> {
         self.now / self.tick_nsec
     }
 
-    /// `trigger_load_balance()` for every CPU: `rebalance_domains()` where due. A CPU
-    /// whose tick is stopped balances only when `nohz_balancer_kick()` would kick the
-    /// idle balancer: some CPU runs two tasks (its other triggers — misfit, reduced
-    /// capacity, asym packing — are not modelled).
+    /// `trigger_load_balance()` for every CPU: `rebalance_domains()` where due. An idle
+    /// CPU balances only when `nohz_balancer_kick()` would kick the idle balancer for it:
+    /// some CPU runs two tasks (NO_HZ idle, as every kernel the profiles describe; the
+    /// kick's other triggers — two busy CPUs in an LLC, misfit, reduced capacity, asym
+    /// packing — are not modelled).
     pub(super) fn trigger_load_balance(&mut self) {
         let j = self.jiffies();
+        self.lb.cpus_valid = false;
         let mut kick = None;
         for c in 0..self.rqs.len() {
             if j < self.lb.next_balance[c] {
                 continue;
             }
-            if self.rqs[c].tick_stopped
+            if self.rqs[c].is_idle()
                 && !*kick.get_or_insert_with(|| self.rqs.iter().any(|r| r.nr_running() >= 2))
             {
                 continue;
@@ -137,6 +146,7 @@ impl Engine<'_> {
         let (hz, maxj) = (self.lb.hz, self.lb.max_interval);
         let mut next = j + hz;
         let overload = self.rqs.iter().any(|r| r.nr_running() >= 2);
+        self.lb.cpus_valid = false;
         let mut pulled = false;
         for level in 0..self.lb.doms[c].len() {
             let sd = &self.lb.doms[c][level];
@@ -168,6 +178,18 @@ impl Engine<'_> {
             misfit_task_load: 0,
             capacity: r.cpu_capacity,
         }
+    }
+
+    /// Fills the per-CPU snapshot when stale.
+    fn lb_cpus_refresh(&mut self) {
+        if self.lb.cpus_valid {
+            return;
+        }
+        let mut cpus = std::mem::take(&mut self.lb.cpus);
+        cpus.clear();
+        cpus.extend((0..self.rqs.len()).map(|i| self.lb_cpu(i)));
+        self.lb.cpus = cpus;
+        self.lb.cpus_valid = true;
     }
 
     /// `check_cpu_capacity()`: rt/irq pressure took more than `imbalance_pct` of `i`.
@@ -232,7 +254,7 @@ impl Engine<'_> {
             let mut sgs = SgLbStats::default();
             let (mut cap, mut min_cap, mut max_cap) = (0u64, u64::MAX, 0u64);
             for &i in g {
-                let cpu = self.lb_cpu(i);
+                let cpu = self.lb.cpus[i];
                 update_sg_lb_stats_cpu(&mut sgs, &cpu, local, sd.asym_cpucapacity);
                 cap += cpu.capacity;
                 min_cap = min_cap.min(cpu.capacity);
@@ -287,9 +309,16 @@ impl Engine<'_> {
             load_balance_finish(&mut self.lb.doms[c][level], idle, LbOutcome::Balanced);
             return (false, false);
         }
-        let (mut sds, gi) = self.update_sd_lb_stats(c, level, idle);
         let eas_balanced =
             self.keys.sched_energy_enabled && !self.pds.is_empty() && !self.rd.overutilized;
+        if eas_balanced {
+            // find_busiest_group() would only go past this for a misfit group, and
+            // misfit_task_load is 0 here: skip the group statistics.
+            load_balance_finish(&mut self.lb.doms[c][level], idle, LbOutcome::Balanced);
+            return (false, true);
+        }
+        self.lb_cpus_refresh();
+        let (mut sds, gi) = self.update_sd_lb_stats(c, level, idle);
         let sd = self.lb.doms[c][level];
         let Some(mut imb) = find_busiest_group(&sd, idle, &mut sds, eas_balanced, &profile) else {
             load_balance_finish(&mut self.lb.doms[c][level], idle, LbOutcome::Balanced);
@@ -299,12 +328,12 @@ impl Engine<'_> {
         let mut st = FbqState::default();
         let mut src = None;
         for &i in &self.sd.per_cpu[c][level].groups[gi] {
-            let r = &self.rqs[i];
+            let r = &self.lb.cpus[i];
             let cand = FbqCandidate {
-                load: r.cfs.load_avg,
-                util: cpu_util_cfs(&self.util_rq(i)),
-                h_nr_running: r.nr_fair,
-                capacity: r.cpu_capacity,
+                load: r.load,
+                util: r.util,
+                h_nr_running: r.h_nr_running,
+                capacity: r.capacity,
                 misfit_task_load: 0,
                 reduced_capacity: self.reduced_capacity(i, &sd),
             };
@@ -433,6 +462,7 @@ impl Engine<'_> {
                 continue;
             }
             self.migrate(t, src, dst);
+            self.lb.cpus_valid = false;
             moved += 1;
             // CONFIG_PREEMPTION: a newly idle CPU takes one task at a time.
             if idle == CpuIdleType::NewlyIdle || imb.imbalance <= 0 {
@@ -470,6 +500,7 @@ impl Engine<'_> {
             .or(cur.filter(|&q| self.tasks[q].is_fair()));
         let Some(t) = t else { return false };
         self.migrate(t, src, dst);
+        self.lb.cpus_valid = false;
         self.schedule(src);
         if idle != CpuIdleType::NewlyIdle {
             self.attach_preempt(dst);
