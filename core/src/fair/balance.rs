@@ -731,10 +731,10 @@ pub fn msecs_to_jiffies(m: u64, hz: u64) -> u64 {
     if hz == 0 {
         return 0;
     }
-    if 1000 % hz == 0 {
+    if 1000u64.is_multiple_of(hz) {
         let per = 1000 / hz;
         m.saturating_add(per - 1) / per
-    } else if hz % 1000 == 0 {
+    } else if hz.is_multiple_of(1000) {
         m.saturating_mul(hz / 1000)
     } else {
         m.saturating_mul(hz).saturating_add(999) / 1000
