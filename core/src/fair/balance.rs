@@ -137,7 +137,7 @@ pub fn update_sg_lb_stats_cpu(sgs: &mut SgLbStats, cpu: &LbCpu, local_group: boo
     sgs.sum_h_nr_running = sgs.sum_h_nr_running.wrapping_add(cpu.h_nr_running);
     sgs.sum_nr_running = sgs.sum_nr_running.wrapping_add(cpu.nr_running);
     if cpu.nr_running == 0 && cpu.idle {
-        sgs.idle_cpus += 1;
+        sgs.idle_cpus = sgs.idle_cpus.wrapping_add(1);
         return;
     }
     if !local_group && asym && sgs.group_misfit_task_load < cpu.misfit_task_load {
@@ -315,7 +315,11 @@ pub fn sibling_imbalance(idle: CpuIdleType, sds: &SdLbStats, busiest: &SgLbStats
         return lsub_positive(bn, ln);
     }
     let imb = lsub_positive(nl.wrapping_mul(bn), nb.wrapping_mul(ln));
-    let imb = (2 * imb + nl + nb).checked_div(nl + nb).unwrap_or(0);
+    let imb = imb
+        .wrapping_mul(2)
+        .wrapping_add(nl + nb)
+        .checked_div(nl + nb)
+        .unwrap_or(0);
     if imb <= 1 && ln == 0 && bn > 1 {
         2
     } else {
@@ -326,7 +330,7 @@ pub fn sibling_imbalance(idle: CpuIdleType, sds: &SdLbStats, busiest: &SgLbStats
 /// `lsub_positive()` on a `long`: subtract, stopping at 0 (the kernel compares as
 /// unsigned, the same for the non-negative counts here).
 fn lsub_positive(v: i64, d: i64) -> i64 {
-    v - v.min(d)
+    v.wrapping_sub(v.min(d))
 }
 
 /// `avg_load` of a group as `calculate_imbalance()` and `find_busiest_group()` compute
@@ -728,16 +732,13 @@ pub fn load_balance_failed(sd: &mut LbDomain, idle: CpuIdleType) {
 /// `msecs_to_jiffies()` at `hz` (jiffies per second), rounding up as the kernel's
 /// `_msecs_to_jiffies()` does (exact for HZ dividing or divided by 1000).
 pub fn msecs_to_jiffies(m: u64, hz: u64) -> u64 {
-    if hz == 0 {
-        return 0;
-    }
-    if 1000u64.is_multiple_of(hz) {
-        let per = 1000 / hz;
-        m.saturating_add(per - 1) / per
-    } else if hz.is_multiple_of(1000) {
-        m.saturating_mul(hz / 1000)
-    } else {
-        m.saturating_mul(hz).saturating_add(999) / 1000
+    match 1000u64.checked_div(hz) {
+        None => 0,
+        Some(per) if per != 0 && per.wrapping_mul(hz) == 1000 => {
+            m.saturating_add(per - 1).checked_div(per).unwrap_or(0)
+        }
+        _ if hz.is_multiple_of(1000) => m.saturating_mul(hz / 1000),
+        _ => m.saturating_mul(hz).saturating_add(999) / 1000,
     }
 }
 
