@@ -35,10 +35,8 @@ pub(super) struct LbState {
     max_interval: u64,
     /// Scratch: the source's tasks in `cfs_tasks` order, tail first.
     cand: Vec<usize>,
-    /// What `update_sg_lb_stats()` reads of each CPU, valid while `cpus_valid`: taken
-    /// once per balancing pass and again after a task moved (no per-level recompute).
+    /// Scratch: what `update_sg_lb_stats()` reads of each CPU, taken at each balance.
     cpus: Vec<LbCpu>,
-    cpus_valid: bool,
 }
 
 impl LbState {
@@ -70,7 +68,6 @@ impl LbState {
             hz,
             cand: Vec::new(),
             cpus: Vec::new(),
-            cpus_valid: false,
         }
     }
 }
@@ -87,7 +84,6 @@ impl Engine<'_> {
     /// packing — are not modelled).
     pub(super) fn trigger_load_balance(&mut self) {
         let j = self.jiffies();
-        self.lb.cpus_valid = false;
         let mut kick = None;
         for c in 0..self.rqs.len() {
             if j < self.lb.next_balance[c] {
@@ -146,7 +142,6 @@ impl Engine<'_> {
         let (hz, maxj) = (self.lb.hz, self.lb.max_interval);
         let mut next = j + hz;
         let overload = self.rqs.iter().any(|r| r.nr_running() >= 2);
-        self.lb.cpus_valid = false;
         let mut pulled = false;
         for level in 0..self.lb.doms[c].len() {
             let sd = &self.lb.doms[c][level];
@@ -180,16 +175,12 @@ impl Engine<'_> {
         }
     }
 
-    /// Fills the per-CPU snapshot when stale.
+    /// Fills the per-CPU snapshot (no allocation after the first).
     fn lb_cpus_refresh(&mut self) {
-        if self.lb.cpus_valid {
-            return;
-        }
         let mut cpus = std::mem::take(&mut self.lb.cpus);
         cpus.clear();
         cpus.extend((0..self.rqs.len()).map(|i| self.lb_cpu(i)));
         self.lb.cpus = cpus;
-        self.lb.cpus_valid = true;
     }
 
     /// `check_cpu_capacity()`: rt/irq pressure took more than `imbalance_pct` of `i`.
@@ -462,7 +453,6 @@ impl Engine<'_> {
                 continue;
             }
             self.migrate(t, src, dst);
-            self.lb.cpus_valid = false;
             moved += 1;
             // CONFIG_PREEMPTION: a newly idle CPU takes one task at a time.
             if idle == CpuIdleType::NewlyIdle || imb.imbalance <= 0 {
@@ -500,7 +490,6 @@ impl Engine<'_> {
             .or(cur.filter(|&q| self.tasks[q].is_fair()));
         let Some(t) = t else { return false };
         self.migrate(t, src, dst);
-        self.lb.cpus_valid = false;
         self.schedule(src);
         if idle != CpuIdleType::NewlyIdle {
             self.attach_preempt(dst);
