@@ -960,76 +960,35 @@ mod tests {
 
     #[test]
     fn active_balance_after_cache_nice_tries_plus_two_task_failures() {
-        let mut sd = mc();
-        let t = Imbalance {
-            migration_type: MigrationType::Task,
+        let imb = |migration_type| Imbalance {
+            migration_type,
             imbalance: 1,
         };
-        let l = Imbalance {
-            migration_type: MigrationType::Load,
-            imbalance: 1,
-        };
-        sd.nr_balance_failed = 3;
-        assert!(!need_active_balance(
-            &sd,
-            CpuIdleType::NotIdle,
-            &t,
-            2,
-            false,
-            1024,
-            1024
-        ));
-        sd.nr_balance_failed = 4;
-        assert!(need_active_balance(
-            &sd,
-            CpuIdleType::NotIdle,
-            &t,
-            2,
-            false,
-            1024,
-            1024
-        ));
-        assert!(!need_active_balance(
-            &sd,
-            CpuIdleType::NotIdle,
-            &l,
-            2,
-            false,
-            1024,
-            1024
-        ));
-        // Reduced source capacity: 800 * 117 = 93600 < 1024 * 100.
-        assert!(need_active_balance(
-            &sd,
-            CpuIdleType::Idle,
-            &l,
-            1,
-            true,
-            800,
-            1024
-        ));
-        assert!(!need_active_balance(
-            &sd,
-            CpuIdleType::Idle,
-            &l,
-            1,
-            true,
-            900,
-            1024
-        ));
-        let m = Imbalance {
-            migration_type: MigrationType::Misfit,
-            imbalance: 1,
-        };
-        assert!(need_active_balance(
-            &mc(),
-            CpuIdleType::NotIdle,
-            &m,
-            1,
-            false,
-            1024,
-            1024
-        ));
+        let (t, l, m) = (
+            imb(MigrationType::Task),
+            imb(MigrationType::Load),
+            imb(MigrationType::Misfit),
+        );
+        let busy = CpuIdleType::NotIdle;
+        // (failures, idle, imbalance, src h_nr_running, reduced, src cap) -> need
+        let cases = [
+            (3, busy, t, 2, false, 1024, false),
+            (4, busy, t, 2, false, 1024, true),
+            (4, busy, l, 2, false, 1024, false),
+            // Reduced source capacity: 800 * 117 = 93600 < 1024 * 100.
+            (4, CpuIdleType::Idle, l, 1, true, 800, true),
+            (4, CpuIdleType::Idle, l, 1, true, 900, false),
+            (0, busy, m, 1, false, 1024, true),
+        ];
+        for (failed, idle, imb, nr, reduced, cap, need) in cases {
+            let mut sd = mc();
+            sd.nr_balance_failed = failed;
+            assert_eq!(
+                need_active_balance(&sd, idle, &imb, nr, reduced, cap, 1024),
+                need,
+                "{failed} {imb:?} {cap}"
+            );
+        }
     }
 
     #[test]
