@@ -30,7 +30,7 @@ fn lat(r: &StudyResult, case: &str) -> ([f64; 4], [f64; 4]) {
 }
 
 #[test]
-fn under_eevdf_the_patch_helps_at_two_groups_and_trades_median_for_tail_at_8_16() {
+fn under_eevdf_the_patch_helps_at_2_and_16_groups_and_trades_median_for_tail_at_8() {
     // Measured (README, `mainline` = EEVDF): [p50, p90, p99, p99.9] base vs patch.
     let r = result();
     for h in ["t1", "t2"] {
@@ -44,30 +44,30 @@ fn under_eevdf_the_patch_helps_at_two_groups_and_trades_median_for_tail_at_8_16(
         let (base, patch) = lat(&r, &format!("{h} groups=8"));
         assert_eq!(
             (base[0], patch[0], base[3], patch[3]),
-            (20.0, 40.0, 4260.0, 4000.0)
+            (20.0, 300.0, 4640.0, 4000.0)
         );
         let (base, patch) = lat(&r, &format!("{h} groups=16"));
         assert_eq!(
             (base[0], patch[0], base[3], patch[3]),
-            (100.0, 340.0, 3920.0, 2340.0)
+            (360.0, 340.0, 3639.333, 2340.0)
         );
     }
 }
 
 #[test]
-fn saturated_groups_trade_median_for_p90_and_p99_9() {
+fn saturated_groups_stay_within_7_pct() {
     let r = result();
     for h in ["t1", "t2"] {
         let (base, patch) = lat(&r, &format!("{h} groups=23"));
-        // Measured (EEVDF, README): p50 500 -> 620 us, p90 2340 -> 2140 (-8.5 %), p99
-        // within 2 %, p99.9 3760.667 -> 3380 (-10.1 %).
+        // Measured (EEVDF with the kernel's load balance, README): p50 560 -> 600 us
+        // (+7.1 %), p90 2140 -> 2120, p99 2940 -> 3000 (+2.0 %), p99.9 3860 -> 3700 (-4.1 %).
         assert_eq!(
             (base[0], patch[0], base[1], patch[1]),
-            (500.0, 620.0, 2340.0, 2140.0),
+            (560.0, 600.0, 2140.0, 2120.0),
             "{h}"
         );
-        assert!((base[2] - patch[2]).abs() < 0.02 * base[2], "{h}");
-        assert_eq!((base[3], patch[3]), (3760.667, 3380.0), "{h}");
+        assert_eq!((base[2], patch[2]), (2940.0, 3000.0), "{h}");
+        assert_eq!((base[3], patch[3]), (3860.0, 3700.0), "{h}");
     }
 }
 

@@ -126,11 +126,13 @@ fn hackbench_residency_and_misses() {
         (6, 0)
     );
     assert_eq!((work(old), work(fixed)), (901.0, 1332.0));
-    // menu: the stays of CPU 0 go to cluster-sleep (all above misses, 900 µs wake-ups).
-    assert_eq!(state_s(menu, 2), 0.902);
-    assert_eq!(menu.idle_miss_above[&0], [0, 0, 1002]);
-    assert_eq!(sum(&menu.idle_miss_above), 1002);
-    assert_eq!(work(menu), 1438.0);
+    // menu: stays go to cluster-sleep (all above misses, 900 µs wake-ups); since the
+    // kernel's load balance spreads the pairs, on two CPUs, and fewer messages pass.
+    assert_eq!(state_s(menu, 2), 1.802);
+    assert_eq!(menu.idle_miss_above[&0], [0, 0, 1001]);
+    assert_eq!(menu.idle_miss_above[&1], [0, 0, 1001]);
+    assert_eq!(sum(&menu.idle_miss_above), 2002);
+    assert_eq!(work(menu), 676.0);
 }
 
 #[test]

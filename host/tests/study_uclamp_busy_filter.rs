@@ -76,16 +76,17 @@ fn make_capped_at_400_keeps_higher_p_states_only_without_the_exception() {
         assert!(at(patch, cpu, 1_300_000) > 1.75, "cpu{cpu}");
     }
     // Base: a busy CPU keeps 3.1 GHz after the clamp until it first idles. Compared over
-    // the platform (per CPU the two profiles place the seven tasks differently): 5.198
-    // vs 4.243 CPU-s at 3.1 GHz under EEVDF (5.771 vs 4.175 under the earlier CFS-like
-    // model).
+    // the platform (per CPU the two profiles place the seven tasks differently): 4.979
+    // vs 3.664 CPU-s at 3.1 GHz under EEVDF with the kernel's load balance (5.198 vs
+    // 4.243 before it; 5.771 vs 4.175 under the earlier CFS-like model).
     let (hb, hp) = (sum(base, 3_100_000), sum(patch, 3_100_000));
     assert!(hb - hp > 0.9, "{hb} vs {hp} CPU-s at 3.1 GHz");
     assert!(sum(patch, 1_300_000) > sum(base, 1_300_000));
-    // Less work for the clamped build: about 7 % less under EEVDF (7546 vs 8100 ms; 11 %,
-    // 7508 vs 8431 ms, under the earlier CFS-like model).
+    // Less work for the clamped build: about 10 % less under EEVDF with the load balance
+    // (7210 vs 7972 ms; 7 % before it; 11 %, 7508 vs 8431 ms, under the earlier CFS-like
+    // model).
     let (wb, wp) = (work(base), work(patch));
-    assert!(wp < 0.94 * wb && wp > 0.92 * wb, "{wp} vs {wb}");
+    assert!(wp < 0.92 * wb && wp > 0.89 * wb, "{wp} vs {wb}");
 }
 
 #[test]

@@ -149,3 +149,29 @@ fn identical_threads_and_lone_periodic_tasks_agree_within_the_readme_tolerances(
         }
     }
 }
+
+/// The README's tolerance table: five always-runnable threads on two CPUs
+/// (`oversubscribed`): both sides' periodic load balance rotates them, so the lone hog
+/// gets a fifth of the CPU time within 1.25 point and the migrations agree within 15 %.
+#[test]
+fn oversubscribed_hog_share_and_migrations_agree_within_the_readme_tolerances() {
+    for kernel in KERNELS {
+        let (k, m) = versus_of(kernel, "oversubscribed");
+        let shares = versus::shares(&k, &m);
+        let (_, kernel_share, sim_share) = shares
+            .iter()
+            .find(|(task, _, _)| task.starts_with("hog"))
+            .unwrap();
+        let kernel_share = kernel_share.unwrap();
+        assert!(
+            (kernel_share - sim_share).abs() <= 1.25,
+            "{kernel}: {kernel_share:.2} vs {sim_share:.2}"
+        );
+        let sim_migrations = m.migrations.values().sum::<u64>() as f64;
+        assert!(
+            within_pct(k.migrations as f64, sim_migrations, 15.0),
+            "{kernel}: {} vs {sim_migrations}",
+            k.migrations
+        );
+    }
+}

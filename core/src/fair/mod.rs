@@ -7,8 +7,9 @@
 //! load-weighted sum of vruntimes relative to `min_vruntime` to find the average `V`,
 //! eligibility, lag and deadlines ([`eevdf`]); [`rq`] drives one cfs_rq through
 //! enqueue/dequeue/pick/tick as the kernel does. [`cfs`] is the pre-EEVDF class of Linux
-//! 6.1 (profile `fair-cfs`), [`group`] the task-group shares and [`lb`] the load
-//! balancer's group classification. Wake-up placement: [`wake`] the fast path
+//! 6.1 (profile `fair-cfs`), [`group`] the task-group shares, [`lb`] the load
+//! balancer's group classification and [`balance`] its periodic and newly-idle
+//! decisions. Wake-up placement: [`wake`] the fast path
 //! (`select_idle_sibling()`), [`idlest`] the fork slow path
 //! (`sched_balance_find_dst_cpu()`), [`eas`] energy-aware placement
 //! (`find_energy_efficient_cpu()`).
@@ -18,6 +19,7 @@
 //! by zero or `i64::MIN / -1` in `div_s64()` or a C `long` division) the function returns
 //! [`DivideTrap`] instead.
 
+pub mod balance;
 pub mod cfs;
 pub mod eas;
 pub mod eevdf;

@@ -22,6 +22,13 @@
 //!   set, misfit migration, slice preemption; the root-domain load-balance pass clears or
 //!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
 //!   idle balance).
+//! * load balance (submodule `balance`, the core's `schedmath::fair::balance`): after
+//!   the tick every CPU whose `next_balance` is due runs `rebalance_domains()` — per
+//!   domain level whose `get_sd_balance_interval()` passed, `load_balance()` (local and
+//!   busiest group, imbalance, busiest runqueue, `detach_tasks()` with `task_hot()` and
+//!   the `nr_balance_failed` back-off, active balance, `balance_interval` doubling); a
+//!   CPU that runs out of work runs `sched_balance_newidle()` before going idle. Under
+//!   EAS it stays out while the root domain is not overutilized;
 //!
 //! * the fair class (submodule `fair`): EEVDF (`mainline`) or the 6.1 CFS (`fair-cfs`)
 //!   on every cfs_rq through the core's `schedmath::fair`: placement at enqueue, lag
@@ -54,17 +61,19 @@
 //! Simplifications: no steal time; irq time is a uniform rate, not interrupts: it never
 //! wakes an idle CPU, ends an idle state or counts as a wake-up in the governor's
 //! statistics (an idle CPU's irq time is accounted at its next rq clock update), and
-//! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure; the load-balance pass runs every tick; the blocked-load decay of idle
+//! `capacity_of()` is refreshed only at a busy CPU's tick, as before; no DL class, no thermal pressure; the overutilized pass runs every tick; the blocked-load decay of idle
 //! CPUs asks schedutil for a new frequency when a signal decayed, as
 //! `sched_balance_update_blocked_averages()` does, always accepted (in the kernel the
 //! idle-balance CPU that runs it may be outside the policy, and
-//! `cpufreq_this_cpu_can_update()` may then refuse); newly idle CPUs pull the least urgent waiting task
-//! of the busiest CPU (a crude `sched_balance_newidle`); a migrated task's load is detached
+//! `cpufreq_this_cpu_can_update()` may then refuse); the load balancer's own
+//! simplifications are listed in `balance` (no NO_HZ idle-balance kick, newly-idle balance
+//! not gated by `avg_idle`, `task_h_load()` without group scaling); a migrated task's load is detached
 //! at once instead of through `removed`. The seed feeds each task's own generator
 //! ([`SplitMix64`], seed × task index), drawn only by workload ranges (the IO latency of
 //! `schedmath.io_latency_us`); a workload without ranges gives the same result for every
 //! seed.
 
+mod balance;
 mod fair;
 mod groups;
 mod observe;
@@ -195,6 +204,8 @@ pub struct Engine<'p> {
     ucfg: UclampConfig,
     asym: bool,
     sd: SchedDomains,
+    /// The load balancer's domain state ([`balance`]).
+    lb: balance::LbState,
     rd: RootDomain,
     rec: Recorder,
     sync: sync::SyncState,
@@ -453,6 +464,7 @@ impl<'p> Engine<'p> {
             keys,
             ucfg,
             asym,
+            lb: balance::LbState::new(&sd, u64::from(cfg.hz)),
             sd,
             rd: RootDomain::default(),
             rec,

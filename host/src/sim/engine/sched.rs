@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Runqueue operations: enqueue, dequeue, migration, `__schedule()` (put_prev/set_next,
-//! idle entry) and the newly-idle pull.
+//! idle entry); the newly-idle balance is in `balance`.
 
 use super::*;
 use crate::sim::group::Ent;
@@ -219,7 +219,7 @@ impl Engine<'_> {
                 self.tr_switch(c);
                 return;
             }
-            if pulled || !self.newidle_pull(c) {
+            if pulled || !self.sched_balance_newidle(c) {
                 break;
             }
             pulled = true;
@@ -252,33 +252,6 @@ impl Engine<'_> {
         let prev = prev.filter(|&p| self.tasks[p].is_fair());
         let t = self.pick_fair(c, prev)?;
         self.rqs[c].queue.iter().position(|&q| q == t)
-    }
-
-    /// A crude `sched_balance_newidle()`: pull the queued fair task with the largest
-    /// vruntime from the CPU with the most runnable tasks (at least 2).
-    pub(super) fn newidle_pull(&mut self, c: usize) -> bool {
-        let mut best: Option<(u32, usize, usize)> = None;
-        for (src, r) in self.rqs.iter().enumerate() {
-            if src == c || r.nr_running() < 2 {
-                continue;
-            }
-            let cand = r
-                .queue
-                .iter()
-                .copied()
-                .filter(|&q| self.tasks[q].is_fair() && self.tasks[q].allowed.contains(&c))
-                .max_by_key(|&q| (self.tasks[q].se.vruntime, q));
-            if let Some(q) = cand {
-                if best.is_none_or(|(n, _, _)| r.nr_running() > n) {
-                    best = Some((r.nr_running(), src, q));
-                }
-            }
-        }
-        let Some((_, src, t)) = best else {
-            return false;
-        };
-        self.migrate(t, src, c);
-        true
     }
 
     /// The idle loop's select on `c` (which has nothing to run). The sleep length is the

@@ -22,6 +22,7 @@ impl Engine<'_> {
             .position(|c| cpu_overutilized(&self.profile, self.keys, &self.ou_cpu(c)));
         update_sd_lb_overutilized(self.keys, &mut self.rd, true, first.is_some());
         self.set_ou_from(before, first, OuTest::LoadBalance);
+        self.trigger_load_balance();
         self.push(now + self.tick_nsec, Ev::Tick);
     }
 

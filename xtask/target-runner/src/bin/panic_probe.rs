@@ -22,7 +22,7 @@ use schedmath::cpuidle::{
 };
 use schedmath::energy::{self, EmPerfDomain, EmPerfState, EmTable};
 use schedmath::fair::{
-    self, cfs, eas, eevdf, group, idlest, lb, rq, sysctl, wake, weight, LoadWeight,
+    self, balance, cfs, eas, eevdf, group, idlest, lb, rq, sysctl, wake, weight, LoadWeight,
 };
 use schedmath::overutilized::{self, EasKeys, OverutilizedCpu, RootDomain};
 use schedmath::pelt::clock::{self, PeltClockCpu, RqClock};
@@ -706,7 +706,50 @@ fn exercise_fair() {
     bb(lb::smt_balance(bb(true), bb(true), bb(2)));
     bb(lb::update_pick_idlest(&sgs, a, &sgs, b));
     bb(lb::find_dst_group_stays_local(bb(99), &sgs, a, &sgs, b));
+    exercise_balance(&profile);
     exercise_placement(&profile);
+}
+
+fn exercise_balance(profile: &Profile) {
+    use balance::{CpuIdleType, LbOutcome};
+    let (a, b) = (bb(u64::MAX), bb(0u64));
+    let idle: CpuIdleType = bb(CpuIdleType::NewlyIdle);
+    let mut sd: balance::LbDomain = bb(balance::LbDomain::new(a, bb(117), bb(false), bb(true)));
+    let mut sgs: lb::SgLbStats = bb(balance::busiest_stat_init());
+    let cpu: balance::LbCpu = bb(balance::LbCpu::default());
+    balance::update_sg_lb_stats_cpu(&mut sgs, &cpu, bb(false), bb(true));
+    balance::update_sg_lb_stats_finish(&mut sgs, b, bb(0), bb(117), bb(false), profile);
+    let sgc: balance::SgCapacity = bb(balance::SgCapacity::default());
+    bb(balance::update_sd_pick_busiest(
+        &sd, sgs.group_type, &sgs, &sgs, sgc, a, bb(true), profile,
+    ));
+    let mut sds: balance::SdLbStats = bb(balance::SdLbStats {
+        local: sgs,
+        busiest: Some(sgs),
+        total_load: a,
+        total_capacity: b,
+        prefer_sibling: bb(true),
+        local_cores: bb(0),
+        busiest_cores: bb(0),
+    });
+    bb(balance::sibling_imbalance(idle, &sds, &sgs));
+    let mut imb = bb(balance::calculate_imbalance(&sd, idle, &mut sds, &sgs, profile));
+    bb(balance::find_busiest_group(&sd, idle, &mut sds, bb(false), profile));
+    let mut st: balance::FbqState = bb(balance::FbqState::default());
+    let cand: balance::FbqCandidate = bb(balance::FbqCandidate::default());
+    bb(balance::find_busiest_queue_step(&sd, &imb, a, &cand, &mut st));
+    bb(balance::task_hot(&sd, bb(true), bb(false), bb(i64::MIN)));
+    bb(balance::can_migrate_hot(&sd, bb(false), bb(true)));
+    bb(balance::shr_bound(a, bb(u32::MAX)));
+    bb(balance::detach_task_take(&sd, &mut imb, a, a, bb(false)));
+    bb(balance::need_active_balance(&sd, idle, &imb, bb(1), bb(true), a, a));
+    balance::load_balance_failed(&mut sd, idle);
+    balance::load_balance_finish(&mut sd, idle, bb(LbOutcome::Balanced));
+    bb(balance::msecs_to_jiffies(a, bb(0)));
+    bb(balance::max_load_balance_interval(a, a));
+    bb(balance::get_sd_balance_interval(&sd, bb(true), bb(300), b));
+    bb(idle.is_idle());
+    bb(sd);
 }
 
 /// A fixed two-level topology for the fork walk: opaque spans and groups.
