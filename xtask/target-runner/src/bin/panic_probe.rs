@@ -721,7 +721,14 @@ fn exercise_balance(profile: &Profile) {
     balance::update_sg_lb_stats_finish(&mut sgs, b, bb(0), bb(117), bb(false), profile);
     let sgc: balance::SgCapacity = bb(balance::SgCapacity::default());
     bb(balance::update_sd_pick_busiest(
-        &sd, sgs.group_type, &sgs, &sgs, sgc, a, bb(true), profile,
+        &sd,
+        sgs.group_type,
+        &sgs,
+        &sgs,
+        sgc,
+        a,
+        bb(true),
+        profile,
     ));
     let mut sds: balance::SdLbStats = bb(balance::SdLbStats {
         local: sgs,
@@ -733,16 +740,34 @@ fn exercise_balance(profile: &Profile) {
         busiest_cores: bb(0),
     });
     bb(balance::sibling_imbalance(idle, &sds, &sgs));
-    let mut imb = bb(balance::calculate_imbalance(&sd, idle, &mut sds, &sgs, profile));
-    bb(balance::find_busiest_group(&sd, idle, &mut sds, bb(false), profile));
+    let mut imb = bb(balance::calculate_imbalance(
+        &sd, idle, &mut sds, &sgs, profile,
+    ));
+    bb(balance::find_busiest_group(
+        &sd,
+        idle,
+        &mut sds,
+        bb(false),
+        profile,
+    ));
     let mut st: balance::FbqState = bb(balance::FbqState::default());
     let cand: balance::FbqCandidate = bb(balance::FbqCandidate::default());
-    bb(balance::find_busiest_queue_step(&sd, &imb, a, &cand, &mut st));
+    bb(balance::find_busiest_queue_step(
+        &sd, &imb, a, &cand, &mut st,
+    ));
     bb(balance::task_hot(&sd, bb(true), bb(false), bb(i64::MIN)));
     bb(balance::can_migrate_hot(&sd, bb(false), bb(true)));
     bb(balance::shr_bound(a, bb(u32::MAX)));
     bb(balance::detach_task_take(&sd, &mut imb, a, a, bb(false)));
-    bb(balance::need_active_balance(&sd, idle, &imb, bb(1), bb(true), a, a));
+    bb(balance::need_active_balance(
+        &sd,
+        idle,
+        &imb,
+        bb(1),
+        bb(true),
+        a,
+        a,
+    ));
     balance::load_balance_failed(&mut sd, idle);
     balance::load_balance_finish(&mut sd, idle, bb(LbOutcome::Balanced));
     bb(balance::msecs_to_jiffies(a, bb(0)));
