@@ -395,6 +395,25 @@ mod tests {
         );
     }
 
+    /// Three nice-0 hogs on a 2-CPU machine (12 ms period): the inverse weight of 3072
+    /// makes the third 1 ns short of a 4 ms tick (HZ 250), so a tick exactly 4 ms after
+    /// the switch preempts (README, `oversubscribed`).
+    #[test]
+    fn sched_slice_of_three_nice0_tasks_is_one_ns_short_of_a_tick() {
+        let env = SliceEnv {
+            cfs_nr_running: 3,
+            rq_h_nr_running: 3,
+            ..SliceEnv::default()
+        };
+        let three = [SliceLevel {
+            se_weight: NICE_0_LOAD,
+            se_on_rq: true,
+            cfs_weight: 3 * NICE_0_LOAD,
+        }];
+        let s = sched_slice(&three, &env, &CfsFeatures::default(), &sysctl(2));
+        assert_eq!(s, Some(3_999_999));
+    }
+
     #[test]
     fn sched_period_stretches_beyond_8_tasks() {
         let s = sysctl(1);
