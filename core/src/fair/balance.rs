@@ -13,7 +13,8 @@
 //! Not modelled: `SD_ASYM_PACKING`, `SD_NUMA`, NUMA balancing, core scheduling, cache-hot
 //! buddies (the simulator keeps no `next`/`last` buddy) and `LBF_DST_PINNED` retries.
 
-use super::lb::{group_classify, GroupType, SgLbStats};
+use super::lb::{group_classify, sg_avg_load, GroupType, SgLbStats};
+use crate::capacity::capacity_greater;
 use crate::math::SCHED_CAPACITY_SCALE;
 use crate::profile::{FairClass, Profile};
 
@@ -160,7 +161,7 @@ pub fn update_sg_lb_stats_finish(
     sgs.group_weight = group_weight;
     sgs.group_type = group_classify(imbalance_pct, sg_imbalanced, sgs, profile);
     if sgs.group_type == GroupType::Overloaded {
-        sgs.avg_load = super::lb::sg_avg_load(sgs.group_load, group_capacity).unwrap_or(0);
+        sgs.avg_load = avg_load(sgs.group_load, group_capacity);
     }
 }
 
@@ -179,11 +180,6 @@ pub struct SgCapacity {
     pub min_capacity: u64,
     /// `sg->sgc->max_capacity`.
     pub max_capacity: u64,
-}
-
-/// `capacity_greater()`: `cap1` above `cap2` by more than ~5 %.
-fn capacity_greater(cap1: u64, cap2: u64) -> bool {
-    cap1.wrapping_mul(1024) > cap2.wrapping_mul(1078)
 }
 
 /// `update_sd_pick_busiest()`: does group `sgs` replace `busiest` as the busiest so far?
@@ -334,11 +330,9 @@ fn lsub_positive(v: i64, d: i64) -> i64 {
 }
 
 /// `avg_load` of a group as `calculate_imbalance()` and `find_busiest_group()` compute
-/// it (`load * 1024 / capacity`, 0 for a zero capacity the kernel never has).
+/// it: [`sg_avg_load`], 0 for a zero capacity the kernel never has.
 fn avg_load(load: u64, capacity: u64) -> u64 {
-    load.wrapping_mul(SCHED_CAPACITY_SCALE)
-        .checked_div(capacity)
-        .unwrap_or(0)
+    sg_avg_load(load, capacity).unwrap_or(0)
 }
 
 /// `calculate_imbalance()`: how much to move and in which unit, from the local group

@@ -16,6 +16,7 @@
 //! migration (`rq->misfit_task_load` is 0 here); sched_delayed entities are not migrated.
 
 use super::*;
+use schedmath::capacity::check_cpu_capacity;
 use schedmath::fair::balance::{
     busiest_stat_init, can_migrate_hot, detach_task_take, find_busiest_group,
     find_busiest_queue_step, get_sd_balance_interval, load_balance_failed, load_balance_finish,
@@ -186,7 +187,7 @@ impl Engine<'_> {
     /// `check_cpu_capacity()`: rt/irq pressure took more than `imbalance_pct` of `i`.
     fn reduced_capacity(&self, i: usize, sd: &LbDomain) -> bool {
         let r = &self.rqs[i];
-        r.cpu_capacity * u64::from(sd.imbalance_pct) < r.capacity_orig * 100
+        check_cpu_capacity(r.capacity_orig, r.cpu_capacity, sd.imbalance_pct)
     }
 
     /// `should_we_balance()`: a newly idle CPU with nothing queued, else the first idle
@@ -202,21 +203,11 @@ impl Engine<'_> {
         }
     }
 
-    /// SMT cores among `cpus` (`sg->cores`).
+    /// SMT cores among `cpus` (`sg->cores`): a core counts once, at its lowest-numbered
+    /// CPU (a CPU without siblings is a core).
     fn cores(&self, cpus: &[usize]) -> u32 {
-        let smt = |i: usize| {
-            self.platform
-                .cpus
-                .get(i)
-                .map_or(0, |p| p.smt_siblings.len())
-        };
         cpus.iter()
-            .filter(|&&i| {
-                self.platform.cpus[i]
-                    .smt_siblings
-                    .iter()
-                    .all(|&s| s > i || smt(i) == 0)
-            })
+            .filter(|&&i| self.platform.cpus[i].smt_siblings.iter().all(|&s| s > i))
             .count() as u32
     }
 
