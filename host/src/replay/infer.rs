@@ -49,6 +49,7 @@ use super::stats::EntityStats;
 use super::EntityKey;
 use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue};
 use schedmath::fair::weight::SCHED_PRIO_TO_WEIGHT;
+use schedmath::math::scale_load;
 
 /// Attaches kept for a cfs_rq not seen yet: a trace starts with at most a few.
 const MAX_ATTACH_ON_SIGHT: usize = 64;
@@ -111,6 +112,11 @@ struct Task {
 }
 
 impl Task {
+    /// The weight a fair entity is given (nice 0 when the trace did not say).
+    fn weight_or_nice0(&self) -> u64 {
+        self.weight.unwrap_or(NICE_0_WEIGHT)
+    }
+
     /// Compares a pending record as it is (the task did not sleep right after it).
     fn settle(&mut self) {
         if let Some((o, k)) = self.pending.take() {
@@ -456,7 +462,7 @@ fn is_tick(function: &str) -> bool {
 
 fn se_pelt(t: &Task) -> SchedEntityPelt {
     SchedEntityPelt {
-        load_weight: t.weight.unwrap_or(NICE_0_WEIGHT) << 10,
+        load_weight: scale_load(t.weight_or_nice0()),
         on_rq: t.on_rq,
         is_curr: t.running,
         sched_delayed: false,
@@ -496,7 +502,7 @@ impl InferReplay {
         for t in self.tasks.values() {
             if t.cpu == cpu && t.on_rq && !t.detached {
                 if let Some(tw) = t.weight {
-                    w += tw << 10;
+                    w += scale_load(tw);
                     n += 1;
                 }
             }
@@ -655,7 +661,7 @@ impl InferReplay {
             return;
         };
         task.settle();
-        let w = task.weight.unwrap_or(NICE_0_WEIGHT) << 10;
+        let w = scale_load(task.weight_or_nice0());
         if let (Some(mut se), Some(c), false) =
             (task.avg, self.cpus.get_mut(&task.cpu), task.detached)
         {
@@ -763,7 +769,7 @@ impl InferReplay {
         let (Some(task), Some(c)) = (self.tasks.get_mut(&pid), self.cpus.get_mut(&cpu)) else {
             return;
         };
-        let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+        let w = task.weight_or_nice0();
         if let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs.as_mut()) {
             detach_entity_load_avg(cfs, se, w, t);
         }
@@ -783,7 +789,7 @@ impl InferReplay {
         };
         init_entity_runnable_average(&mut se, weight);
         let share = if self.post_init_scaled_weight {
-            weight << 10
+            scale_load(weight)
         } else {
             weight
         };
@@ -827,7 +833,7 @@ impl InferReplay {
             };
             task.cpu = to;
             task.detached = true;
-            let w = task.weight.unwrap_or(NICE_0_WEIGHT) << 10;
+            let w = scale_load(task.weight_or_nice0());
             let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs) else {
                 return;
             };
@@ -850,7 +856,7 @@ impl InferReplay {
             return;
         };
         task.cpu = to;
-        let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+        let w = task.weight_or_nice0();
         let Some(se) = task.avg.as_mut() else {
             return;
         };
@@ -885,7 +891,7 @@ impl InferReplay {
             return;
         };
         task.detached = false;
-        let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+        let w = task.weight_or_nice0();
         let c = self.cpus.entry(cpu).or_default();
         match (task.avg.as_mut(), c.cfs.as_mut()) {
             (Some(se), Some(cfs)) => attach_entity_load_avg(cfs, se, w, t),
@@ -1095,7 +1101,7 @@ impl InferReplay {
                     let mut cfs = kafter;
                     for pid in std::mem::take(&mut cpu.attach_on_sight) {
                         if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.cpu == ncpu) {
-                            let w = task.weight.unwrap_or(NICE_0_WEIGHT);
+                            let w = task.weight_or_nice0();
                             if let Some(se) = task.avg.as_mut() {
                                 attach_entity_load_avg(&mut cfs, se, w, t);
                             }
@@ -1231,7 +1237,7 @@ impl InferReplay {
                 let tk = self.task(pid, comm);
                 let Some(ours) = tk.avg else {
                     // A task's load_sum is not weighted (load_avg = weight * sum / divider).
-                    let w = tk.weight.unwrap_or(NICE_0_WEIGHT).max(1);
+                    let w = tk.weight_or_nice0().max(1);
                     tk.avg = Some(SchedAvg {
                         load_sum: init.load_sum / w,
                         ..init
