@@ -53,6 +53,10 @@ pub const MAX_IDLE_PERIOD_NS: u64 = 3_600 * 1_000_000_000;
 /// nanoseconds over hours of idle would otherwise run for days).
 pub const MAX_IDLE_CYCLES: u64 = 50_000_000;
 
+/// Largest `tick_resched_latency_ns` a platform file may state: 1 ms, the tick period at
+/// HZ 1000 (the simulator also refuses a latency not below the run's own tick).
+pub const MAX_TICK_RESCHED_LATENCY_NS: u64 = 1_000_000;
+
 /// The message of a value past a named limit.
 pub fn beyond(what: impl Display, limit: &str, max: impl Display) -> String {
     format!("{what} is beyond the limit {limit} = {max}")

@@ -20,6 +20,9 @@
 //! smt_siblings = [[0, 2], [1, 3]]        # optional: hardware threads sharing a core
 //! clusters = [[0, 1, 2, 3]]              # optional: CPUs sharing a cluster (the sched
 //!                                        # domains' MC level); default: one per domain
+//! tick_resched_latency_ns = 26400        # optional: rq clock from the tick's
+//!                                        # scheduler_tick() to the __schedule() its
+//!                                        # resched runs on the interrupt's exit; default 0
 //!
 //! [[idle_state]]                         # cpuidle states, shallow to deep
 //! name = "cpu-sleep"
@@ -118,6 +121,8 @@ struct FileSpec {
     #[serde(default)]
     smt_siblings: Vec<Vec<usize>>,
     clusters: Option<Vec<Vec<usize>>>,
+    #[serde(default)]
+    tick_resched_latency_ns: u64,
     #[serde(default)]
     idle_state: Vec<IdleStateSpec>,
     #[serde(default)]
@@ -273,6 +278,14 @@ pub struct Platform {
     pub clusters: Vec<Vec<usize>>,
     /// Every idle state the file declares.
     pub idle_states: Vec<IdleState>,
+    /// Rq clock ns from the tick's `scheduler_tick()` to the `__schedule()` that carries
+    /// out its `resched_curr()` on the interrupt's exit (0: at the tick's instant).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tick_resched_latency_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Platform {
@@ -386,6 +399,17 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
         dom.em = build_em(&cx, d, dom)?;
     }
     let eas = eas_flag(&cx, spec.eas, &domains)?;
+    let max = crate::limits::MAX_TICK_RESCHED_LATENCY_NS;
+    if spec.tick_resched_latency_ns > max {
+        return Err(cx.err(
+            "tick_resched_latency_ns",
+            crate::limits::beyond(
+                spec.tick_resched_latency_ns,
+                "MAX_TICK_RESCHED_LATENCY_NS",
+                max,
+            ),
+        ));
+    }
 
     let siblings = smt_siblings(&cx, &spec.smt_siblings, nr_cpus)?;
 
@@ -419,6 +443,7 @@ fn build(spec: FileSpec, origin: &str) -> Result<Platform, PlatformError> {
         domains,
         clusters,
         idle_states,
+        tick_resched_latency_ns: spec.tick_resched_latency_ns,
     })
 }
 

@@ -27,6 +27,13 @@ pub fn render(p: &Platform) -> String {
         p.domains.len(),
         if p.eas { "on" } else { "off" }
     );
+    if p.tick_resched_latency_ns != 0 {
+        let _ = writeln!(
+            s,
+            "tick resched latency {} ns (scheduler_tick() to __schedule() on the interrupt's exit)",
+            p.tick_resched_latency_ns
+        );
+    }
     let _ = writeln!(s);
     cpu_table(p, &mut s);
     for d in &p.domains {

@@ -351,3 +351,29 @@ fn missing_file_names_the_file() {
         .to_string();
     assert!(e.starts_with("/nonexistent/p.toml: "), "{e}");
 }
+
+#[test]
+fn tick_resched_latency_defaults_to_zero_and_is_limited() {
+    assert_eq!(load(GOOD).unwrap().tick_resched_latency_ns, 0);
+    let with = |ns: &str| {
+        GOOD.replace(
+            "name = \"tiny\"",
+            &format!("name = \"tiny\"\ntick_resched_latency_ns = {ns}"),
+        )
+    };
+    assert_eq!(
+        load(&with("26400")).unwrap().tick_resched_latency_ns,
+        26_400
+    );
+    let e = err(&with("1000001"));
+    assert!(
+        e.contains(": tick_resched_latency_ns: 1000001 is beyond the limit MAX_TICK_RESCHED_LATENCY_NS = 1000000"),
+        "{e}"
+    );
+    // A negative value: its line and column (the key's line).
+    let e = err(&with("-1"));
+    assert!(
+        e.contains(":3:27: invalid value: integer `-1`, expected u64"),
+        "{e}"
+    );
+}

@@ -19,7 +19,8 @@
 //!   (next timer of the tasks sleeping on that CPU) and the tick; exit on wake-up or on the
 //!   tick when the governor kept it, then enter statistics and reflect;
 //! * tick: PELT of the running task and rq, `capacity_of` refresh, schedutil, overutilized
-//!   set, misfit migration, slice preemption; the root-domain load-balance pass clears or
+//!   set, misfit migration, slice preemption (the switch itself on the interrupt's exit, the
+//!   platform's `tick_resched_latency_ns` later); the root-domain load-balance pass clears or
 //!   sets overutilized; idle CPUs get their blocked averages decayed every 32 ms (nohz
 //!   idle balance).
 //! * load balance (submodule `balance`, the core's `schedmath::fair::balance`): after
@@ -178,7 +179,12 @@ type UtilMemo = (Option<(u64, u64, u32)>, (u64, u64));
 enum Ev {
     Tick,
     Wake(usize),
-    Done { cpu: usize, gen: u64 },
+    Done {
+        cpu: usize,
+        gen: u64,
+    },
+    /// The tick interrupt's exit on a CPU whose tick asked for a reschedule.
+    TickResched(usize),
 }
 
 /// The simulator state.
@@ -187,6 +193,8 @@ pub struct Engine<'p> {
     profile: Profile,
     tables: &'static PeltTables,
     tick_nsec: u64,
+    /// The platform's `tick_resched_latency_ns` (below `tick_nsec`).
+    tick_resched_ns: u64,
     /// The fair class's tunables.
     fair: fair::FairParams,
     now: u64,
@@ -396,6 +404,12 @@ impl<'p> Engine<'p> {
         let tick = schedmath::schedutil::tick_nsec(cfg.hz)
             .filter(|&t| t > 0)
             .ok_or(SimError::Config(crate::limits::hz_message(cfg.hz)))?;
+        if platform.tick_resched_latency_ns >= tick as u64 {
+            return Err(SimError::Config(format!(
+                "{}: tick_resched_latency_ns {} is not below the tick ({tick} ns at HZ {})",
+                platform.origin, platform.tick_resched_latency_ns, cfg.hz
+            )));
+        }
         let n = platform.nr_cpus();
         let uclamp_used = uclamp_used(specs);
         let caps: Vec<u64> = platform.cpus.iter().map(|c| c.capacity_orig).collect();
@@ -450,6 +464,7 @@ impl<'p> Engine<'p> {
             profile: *profile,
             tables: PeltTables::of(profile.halflife),
             tick_nsec: tick as u64, // positive, checked above
+            tick_resched_ns: platform.tick_resched_latency_ns,
             fair: fair::FairParams::new(profile, n, tick as u64), // positive, checked above
             now: 0,
             end: cfg.duration_ns,
@@ -539,6 +554,7 @@ impl<'p> Engine<'p> {
                 }
                 Ev::Wake(t) => self.wake(t),
                 Ev::Done { cpu, gen } => self.done(cpu, gen),
+                Ev::TickResched(c) => self.tick_resched(c),
             }
         }
         self.now = self.end;

@@ -51,7 +51,7 @@ impl Engine<'_> {
                 .iter()
                 .any(|&q| self.tasks[q].policy.rt_prio() > self.tasks[t].policy.rt_prio())
             {
-                self.schedule(c);
+                self.resched_curr_from_tick(c);
             }
             return;
         }
@@ -65,6 +65,27 @@ impl Engine<'_> {
             FairClass::CfsV6_1 => self.check_preempt_tick_fair(c, t),
         };
         if resched {
+            self.resched_curr_from_tick(c);
+        }
+    }
+
+    /// `resched_curr()` from the tick: the tick only flags the CPU; `__schedule()` runs
+    /// on the interrupt's exit, after the softirqs (the load balance), the platform's
+    /// `tick_resched_latency_ns` later by the rq clock, so put_prev's `update_curr()`
+    /// and PELT and the next task's `exec_start` (its slice's start) are at that clock.
+    /// A 6.1 slice one ns short of the tick then lasts two ticks, as on the lab's guest.
+    fn resched_curr_from_tick(&mut self, c: usize) {
+        if self.tick_resched_ns == 0 {
+            return self.schedule(c);
+        }
+        self.rqs[c].need_resched = true;
+        self.push(self.now + self.tick_resched_ns, Ev::TickResched(c));
+    }
+
+    /// The tick interrupt's exit on `c`: `__schedule()` unless something scheduled
+    /// since (a sleep, a wake-up preemption: the flag is cleared).
+    pub(super) fn tick_resched(&mut self, c: usize) {
+        if self.rqs[c].need_resched {
             self.schedule(c);
         }
     }
