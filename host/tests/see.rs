@@ -612,7 +612,7 @@ fn cgroup_workload_traces_group_entities_and_cfs_rqs_with_their_path() {
             assert!(t.contains(want.as_str()), "no `{want}`");
         }
     }
-    assert!(t.contains(" 0.192000: lisa__sched_pelt_cfs: cpu=0 path=/fg load=1004 util=894 update_time=1191999488 runnable=1004"));
+    assert!(t.contains(" 0.192000: lisa__sched_pelt_cfs: cpu=0 path=/fg load=1004 util=903 update_time=1191999488 runnable=1004"));
     // Tasks keep path=(null); the root cfs_rq keeps path=/.
     assert!(t.contains("lisa__sched_pelt_cfs: cpu=0 path=/ "));
 }

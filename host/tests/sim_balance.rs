@@ -38,10 +38,11 @@ fn five_hogs_on_two_cpus_share_a_fifth_each_and_migrate() {
             let name = format!("hog{i}");
             let own: f64 = m.task_cpu_residency_s[&name].iter().sum();
             let share = 100.0 * own / total;
-            // Measured 18.9–20.7 % (the kernel's lone `hog` in `oversubscribed`: 19.7 /
-            // 20.4 %); without the balancer two of them got 25 % and three 16.7 %.
+            // Measured 19.3–20.7 % (mainline) and 19.7–20.7 % (fair-cfs) on the lab guest
+            // with its tick_resched_latency_ns (the kernel's lone `hog` in `oversubscribed`:
+            // 19.7 / 20.4 %); without the balancer two of them got 25 % and three 16.7 %.
             assert!(
-                (share - 20.0).abs() <= 1.25,
+                (share - 20.0).abs() <= 1.0,
                 "{profile} {name}: {share:.2} %"
             );
         }

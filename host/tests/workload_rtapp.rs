@@ -215,14 +215,16 @@ fn a_0_1_ms_slice_task_wakes_earlier_than_a_default_slice_one_beside_the_same_ho
     // EEVDF: the short request's deadline is earlier and PREEMPT_SHORT ignores the hog's
     // slice protection, so it always preempts at once; with the base slice (1.4 ms on 2
     // CPUs) it usually does too (its fresh deadline comes first), but when the hog is
-    // still protected it waits for the next tick: p99 0 vs 3.8 ms.
+    // still protected it waits for the next tick and the switch on its interrupt's exit:
+    // p99 0 vs 4.0 ms (3.8 ms with the switch at the tick's instant, before the lab guest
+    // stated its 26.4 µs tick_resched_latency_ns).
     let short = latency_beside_a_hog(Some(100), "mainline");
     let default = latency_beside_a_hog(None, "mainline");
     assert!(
         short < default,
         "0.1 ms slice {short} us vs default {default} us"
     );
-    assert_eq!((short, default), (0.0, 3800.0));
+    assert_eq!((short, default), (0.0, 4000.0));
     // The 6.1 CFS has no custom slice: the same request changes nothing.
     assert_eq!(
         latency_beside_a_hog(Some(100), "fair-cfs"),
