@@ -20,6 +20,19 @@ pub const MAX_SHARES: i64 = 1 << 18;
 /// The rate limit of `update_tg_load_avg()` (v6.7+): 1 ms of `sched_clock_cpu()`.
 pub const TG_LOAD_AVG_RATE_LIMIT_NS: u64 = 1_000_000;
 
+/// `CGROUP_WEIGHT_DFL`: cgroup v2's default `cpu.weight`.
+pub const CGROUP_WEIGHT_DFL: u64 = 100;
+
+/// `sched_weight_from_cgroup()` (kernel/sched/sched.h; cpu_weight_write_u64() in v6.1):
+/// cgroup v2 `cpu.weight` → unscaled shares, `DIV_ROUND_CLOSEST_ULL(w * 1024, 100)`
+/// (100 → 1024, 200 → 2048, 25 → 256). The group's `tg->shares` is its `scale_load()`.
+pub fn sched_weight_from_cgroup(cgrp_weight: u64) -> u64 {
+    cgrp_weight
+        .wrapping_mul(1024)
+        .wrapping_add(CGROUP_WEIGHT_DFL / 2)
+        / CGROUP_WEIGHT_DFL
+}
+
 /// `calc_group_shares()`: the weight of a group's entity on one CPU.
 ///
 /// `load = max(scale_load_down(grq load.weight), grq avg.load_avg)`, `tg_weight =
@@ -119,6 +132,14 @@ mod tests {
     use super::*;
 
     const NICE_0: u64 = 1024 << 10;
+
+    #[test]
+    fn cgroup_weights_become_shares() {
+        assert_eq!(sched_weight_from_cgroup(100), 1024);
+        assert_eq!(sched_weight_from_cgroup(200), 2048);
+        assert_eq!(sched_weight_from_cgroup(25), 256);
+        assert_eq!(sched_weight_from_cgroup(1), 10); // 10.24 rounds to 10
+    }
 
     #[test]
     fn group_shares_floor_is_the_unscaled_two() {

@@ -18,6 +18,7 @@
 
 pub mod bench_support;
 pub mod clock;
+pub mod propagate;
 pub mod response;
 pub mod tables;
 

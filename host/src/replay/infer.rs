@@ -27,12 +27,17 @@
 //! and before it from v6.12 on.
 //!
 //! Not visible in sched events, hence errors: 6.12's delayed dequeue (a task that sleeps
-//! with negative lag stays queued, its load still counted, until picked), task groups
-//! (group entities and their propagation), the exact rq clock reads (estimated per update
+//! with negative lag stays queued, its load still counted, until picked), a task's move
+//! into a cgroup (taken from its first answer-key record in the new group: [`group`]),
+//! the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
 //! newly-idle balance runs in between), cfs_rq updates of the load-balance softirq.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+
+#[path = "infer_group.rs"]
+mod group;
+pub use group::shares_from_meta;
 
 use schedmath::pelt::{
     __update_load_avg_blocked_se, __update_load_avg_se, attach_entity_load_avg,
@@ -170,6 +175,8 @@ pub struct InferReplay {
     /// post_init_entity_util_avg() shares the cfs_rq's util by `se->load.weight` (scaled:
     /// v6.1), not by `se_weight()` (v6.12).
     post_init_scaled_weight: bool,
+    /// Task groups: their cfs_rqs and entities per CPU ([`group`]).
+    groups: group::Groups,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -484,7 +491,13 @@ impl InferReplay {
             lisa_stats: Default::default(),
             util_est_before_dequeue: false,
             post_init_scaled_weight: false,
+            groups: group::Groups::new(&BTreeMap::new()),
         }
+    }
+
+    /// The groups' `cpu.weight` per path (see [`shares_from_meta`]).
+    pub fn set_group_weights(&mut self, weights: &BTreeMap<String, u64>) {
+        self.groups.set_weights(weights);
     }
 
     /// The traced kernel's order of util_est_update() and the dequeue's PELT update:
@@ -492,6 +505,7 @@ impl InferReplay {
     pub fn set_kernel(&mut self, major_minor: Option<(u32, u32)>) {
         self.util_est_before_dequeue = major_minor.is_some_and(|v| v >= (6, 12));
         self.post_init_scaled_weight = major_minor.is_some_and(|v| v < (6, 12));
+        self.groups.set_kernel(major_minor);
     }
 
     /// The cfs_rq's inputs on `cpu`: (scaled weight sum, queued count, a fair task runs).
@@ -508,7 +522,9 @@ impl InferReplay {
             }
         }
         let has_curr = curr != 0 && self.tasks.get(&curr).is_some_and(|t| t.weight.is_some());
-        (w, n, has_curr)
+        // A grouped task weighs on the root through its group's entity.
+        let (ses, grouped) = self.root_group_weight(cpu);
+        (w.saturating_sub(grouped) + ses, n, has_curr)
     }
 
     /// The trace time standing for the clock read of update point `p` whose event was
@@ -545,11 +561,18 @@ impl InferReplay {
                 }
             }
         }
+        let path = pid.and_then(|p| self.groups.path(p));
+        if let Some(p) = &path {
+            self.group_levels(cpu, p, now);
+        }
         let (w, n, curr) = self.cfs_inputs(cpu);
         if let Some(c) = self.cpus.get_mut(&cpu) {
             if let Some(cfs) = c.cfs.as_mut().filter(|c| now >= c.last_update_time) {
                 update_cfs_rq_load_avg(now, cfs, &mut c.removed, w, n, curr, t);
             }
+        }
+        if let Some(p) = &path {
+            self.group_propagate(cpu, p);
         }
     }
 
@@ -611,10 +634,14 @@ impl InferReplay {
         if s.next_pid != 0 {
             self.attach_detached(s.next_pid, cpu, ts);
         }
+        // Only a sleeping prev's dequeue calls update_cfs_group(), not put_prev/set_next.
+        self.groups.reweight = sleeping;
         self.update(prev, cpu, ts);
+        self.groups.reweight = false;
         if s.next_pid != 0 {
             self.update(Some(s.next_pid), cpu, ts);
         }
+        self.groups.reweight = true;
         let before = self.util_est_before_dequeue;
         if let Some(pid) = prev {
             let weight = prio_weight(s.prev_prio);
@@ -662,12 +689,13 @@ impl InferReplay {
         };
         task.settle();
         let w = scale_load(task.weight_or_nice0());
-        if let (Some(mut se), Some(c), false) =
-            (task.avg, self.cpus.get_mut(&task.cpu), task.detached)
-        {
-            if let Some(cfs) = c.cfs {
-                remove_entity_load_avg(cfs.last_update_time, &mut se, w, &mut c.removed, t);
-            }
+        let path = self.groups.path(pid);
+        if let (Some(mut se), Some((Some(cfs), removed)), false) = (
+            task.avg,
+            group::rq_of(&mut self.cpus, &mut self.groups, task.cpu, path.as_deref()),
+            task.detached,
+        ) {
+            remove_entity_load_avg(cfs.last_update_time, &mut se, w, removed, t);
         }
         // Keep the counters: re-insert a dead shell.
         self.tasks.insert(
@@ -766,21 +794,33 @@ impl InferReplay {
         }
         self.update(Some(pid), cpu, ts);
         let t = self.tables;
-        let (Some(task), Some(c)) = (self.tasks.get_mut(&pid), self.cpus.get_mut(&cpu)) else {
+        let path = self.groups.path(pid);
+        let (Some(task), Some((cfs, _))) = (
+            self.tasks.get_mut(&pid),
+            group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref()),
+        ) else {
             return;
         };
         let w = task.weight_or_nice0();
-        if let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs.as_mut()) {
+        let mut load_sum = 0;
+        if let (Some(se), Some(cfs)) = (task.avg.as_mut(), cfs.as_mut()) {
             detach_entity_load_avg(cfs, se, w, t);
+            load_sum = se.load_sum as i64;
         }
         task.detached = true;
+        if let Some(p) = path {
+            self.group_changed(cpu, &p, -load_sum);
+        }
     }
 
     /// wake_up_new_task(): a forked task's signal starts from
     /// post_init_entity_util_avg() on the cfs_rq of its first CPU (as that cfs_rq was at
     /// its last update) and is attached at the enqueue, after the cfs_rq's update.
     fn wake_up_new(&mut self, ts: u64, pid: i32, cpu: u32, weight: u64) {
-        let Some(cfs) = self.cpus.get(&cpu).and_then(|c| c.cfs) else {
+        let path = self.groups.path(pid);
+        let Some(cfs) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
+            .and_then(|(c, _)| *c)
+        else {
             return;
         };
         let mut se = SchedAvg {
@@ -795,12 +835,18 @@ impl InferReplay {
         };
         // The cfs_rq as it is before the enqueue's update (removed load not folded yet).
         post_init_entity_util_avg(&mut se, &cfs, 1024, share);
-        self.update(None, cpu, ts);
+        // The task has no signal yet: only its cfs_rqs are updated.
+        self.update(Some(pid), cpu, ts);
         let t = self.tables;
-        if let Some(cfs) = self.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()) {
+        if let Some(cfs) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
+            .and_then(|(c, _)| c.as_mut())
+        {
             attach_entity_load_avg(cfs, &mut se, weight, t);
             if let Some(task) = self.tasks.get_mut(&pid) {
                 task.avg = Some(se);
+            }
+            if let Some(p) = path {
+                self.group_changed(cpu, &p, se.load_sum as i64);
             }
         }
     }
@@ -824,21 +870,27 @@ impl InferReplay {
             // attached at the enqueue on the new CPU (update_load_avg() with DO_ATTACH),
             // after that cfs_rq's update.
             let lag_now = self.clock(from, ts);
-            let Some(c) = self.cpus.get_mut(&from) else {
+            let Some(c) = self.cpus.get(&from) else {
                 return;
             };
             let idle_since = c.clock_idle.filter(|_| c.curr == Some(0));
+            let path = self.groups.path(pid);
             let Some(task) = self.tasks.get_mut(&pid) else {
                 return;
             };
             task.cpu = to;
             task.detached = true;
             let w = scale_load(task.weight_or_nice0());
-            let (Some(se), Some(cfs)) = (task.avg.as_mut(), c.cfs) else {
+            let Some((cfs, removed)) =
+                group::rq_of(&mut self.cpus, &mut self.groups, from, path.as_deref())
+            else {
+                return;
+            };
+            let (Some(se), Some(cfs)) = (task.avg.as_mut(), *cfs) else {
                 return;
             };
             let lut = cfs.last_update_time;
-            remove_entity_load_avg(lut, se, w, &mut c.removed, t);
+            remove_entity_load_avg(lut, se, w, removed, t);
             if let (Some(idle), Some(now)) = (idle_since, lag_now) {
                 if !load_avg_is_decayed(se) {
                     // clock_pelt_idle + (sched_clock_cpu() - clock_idle): without
@@ -852,6 +904,7 @@ impl InferReplay {
         // A queued task (task_on_rq_migrating()): dequeue_entity() updated and detached it
         // (DO_DETACH) on the old CPU just before the event.
         self.update(Some(pid), from, ts);
+        let path = self.groups.path(pid);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
         };
@@ -860,10 +913,16 @@ impl InferReplay {
         let Some(se) = task.avg.as_mut() else {
             return;
         };
-        if let Some(cfs) = self.cpus.get_mut(&from).and_then(|c| c.cfs.as_mut()) {
+        if let Some(cfs) = group::rq_of(&mut self.cpus, &mut self.groups, from, path.as_deref())
+            .and_then(|(c, _)| c.as_mut())
+        {
             detach_entity_load_avg(cfs, se, w, t);
         }
+        let load_sum = se.load_sum as i64;
         task.detached = true;
+        if let Some(p) = &path {
+            self.group_changed(from, p, -load_sum);
+        }
         // attach_task() on the destination: its enqueue reads that rq's clock and updates
         // the cfs_rq, then attaches (update_load_avg() with DO_ATTACH).
         let q = &mut self.cpus.entry(to).or_default().deferred;
@@ -885,13 +944,26 @@ impl InferReplay {
         if !self.tasks.get(&pid).is_some_and(|t| t.detached) {
             return;
         }
-        self.update(None, cpu, ts);
+        // The task is detached: only its cfs_rqs are updated.
+        self.update(Some(pid), cpu, ts);
         let t = self.tables;
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
         };
         task.detached = false;
         let w = task.weight_or_nice0();
+        if let Some(p) = self.groups.path(pid) {
+            let mut load_sum = 0;
+            if let (Some(se), Some((Some(cfs), _))) = (
+                task.avg.as_mut(),
+                group::rq_of(&mut self.cpus, &mut self.groups, cpu, Some(&p)),
+            ) {
+                attach_entity_load_avg(cfs, se, w, t);
+                load_sum = se.load_sum as i64;
+            }
+            self.group_changed(cpu, &p, load_sum);
+            return;
+        }
         let c = self.cpus.entry(cpu).or_default();
         match (task.avg.as_mut(), c.cfs.as_mut()) {
             (Some(se), Some(cfs)) => attach_entity_load_avg(cfs, se, w, t),
@@ -932,7 +1004,19 @@ impl InferReplay {
         if let Some(c) = Self::settles(ev, cpu) {
             self.run_deferred(c, false);
         }
+        let r = self.event_inner(ts, cpu, ev);
+        // update_cfs_group() after the event's enqueues/dequeues.
+        self.settle_groups();
+        r
+    }
+
+    fn event_inner(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
         match *ev {
+            Event::Fork {
+                parent_pid,
+                child_pid,
+                ..
+            } => self.groups.fork(parent_pid, child_pid),
             Event::Switch(ref s) => self.switch(ts, cpu, s)?,
             Event::Wakeup {
                 comm,
@@ -1015,6 +1099,9 @@ impl InferReplay {
                 c.skip_clock = None;
                 let curr = c.curr.unwrap_or(0);
                 self.update((curr != 0).then_some(curr), cpu, ts);
+                if curr == 0 {
+                    self.update_blocked_groups(cpu, ts);
+                }
             }
             Event::Exit { pid, .. } => {
                 // do_exit(): the task still runs until its last sched_switch.
@@ -1135,8 +1222,9 @@ impl InferReplay {
             }
             EntityKey::Task(pid) => {
                 let comm = c.comm.unwrap_or("");
+                let first = self.task(pid, comm).avg.is_none();
+                self.follow_group(ts, pid, c.path, first);
                 let task = self.task(pid, comm);
-                let first = task.avg.is_none();
                 let moved_unseen = first && task.detached && task.cpu != c.cpu;
                 if task.cpu != c.cpu && first && !task.detached {
                     task.cpu = c.cpu;
@@ -1194,7 +1282,7 @@ impl InferReplay {
                 }
                 let _ = kbefore;
             }
-            _ => {}
+            key => self.answer_group(ts, c, &key, &kbefore, &kafter),
         }
     }
 
@@ -1281,6 +1369,7 @@ impl InferReplay {
                     perf.push((*cpu, c.perf.0 / n, c.perf.1 / n));
                 }
             }
+            out.extend(self.group_stats());
             let mut tasks: Vec<_> = self
                 .tasks
                 .into_iter()

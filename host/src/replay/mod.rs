@@ -174,7 +174,10 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
         None
     };
     let input = open(&args.trace)?;
-    replay_with(input, &name, kernel, profile, what_if, args.infer, offset)
+    let groups = infer::shares_from_meta(&args.trace)?;
+    replay_with(
+        input, &name, kernel, profile, what_if, args.infer, offset, &groups,
+    )
 }
 
 /// Replays a trace read from `input` (`name` for messages).
@@ -186,11 +189,22 @@ pub fn replay<R: Read>(
     what_if: bool,
     force_infer: bool,
 ) -> anyhow::Result<Report> {
-    replay_with(input, name, kernel, profile, what_if, force_infer, None)
+    replay_with(
+        input,
+        name,
+        kernel,
+        profile,
+        what_if,
+        force_infer,
+        None,
+        &Default::default(),
+    )
 }
 
 /// [`replay`] with the trace-clock → rq-clock offset of the inferred replay (from
-/// [`infer::clock_offset`]; `None`: each CPU's first answer-key record).
+/// [`infer::clock_offset`]; `None`: each CPU's first answer-key record) and the task
+/// groups' `cpu.weight` (from [`infer::shares_from_meta`]).
+#[allow(clippy::too_many_arguments)]
 pub fn replay_with<R: Read>(
     input: R,
     name: &str,
@@ -199,11 +213,13 @@ pub fn replay_with<R: Read>(
     what_if: bool,
     force_infer: bool,
     clock_offset: Option<infer::ClockOffsets>,
+    group_weights: &std::collections::BTreeMap<String, u64>,
 ) -> anyhow::Result<Report> {
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);
     let mut inf = infer::InferReplay::new(profile, clock_offset);
     inf.set_kernel(kernel.as_deref().and_then(major_minor));
+    inf.set_group_weights(group_weights);
     let mut probe_calls = 0u64;
     let mut events = 0u64;
     loop {
