@@ -30,7 +30,8 @@
 //! with negative lag stays queued, its load still counted, until picked), task groups
 //! (group entities and their propagation), the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
-//! newly-idle balance runs in between), cfs_rq updates of the load-balance softirq.
+//! newly-idle balance runs in between, which `sched_stat_runtime` shows when the trace
+//! has it: [`ScheduleMark`]), cfs_rq updates of the load-balance softirq.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -200,11 +201,11 @@ pub enum ClockPoint {
     /// A tick on an idle CPU updates nothing itself; the load-balance softirq it raises
     /// updates the blocked averages (update_blocked_averages()) on a clock read after it.
     IdleTick,
-    /// A sleeping task's dequeue at its own `sched_stat_runtime` ([`ScheduleMark`]):
-    /// dequeue_entity() calls update_curr() right before its PELT update.
+    /// A sleeping task's dequeue at its own `sched_stat_runtime`: dequeue_entity() calls
+    /// update_curr() right before its PELT update.
     Dequeue,
     /// A preempted task's put_prev_entity() (or pick_next_task_fair()'s update of it) at
-    /// its `sched_stat_runtime`, right before its PELT update ([`ScheduleMark`]).
+    /// its `sched_stat_runtime`, right before its PELT update.
     PutPrev,
     /// A busy CPU's tick at the running task's `sched_stat_runtime` (sched_tick() →
     /// entity_tick(): update_curr() right before the PELT update), which follows the clock
