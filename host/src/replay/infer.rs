@@ -31,7 +31,7 @@
 //! (group entities and their propagation), the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
 //! newly-idle balance runs in between, which `sched_stat_runtime` shows when the trace
-//! has it: [`ScheduleMark`]), cfs_rq updates of the load-balance softirq.
+//! has it: `ScheduleMark`), cfs_rq updates of the load-balance softirq.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
