@@ -351,6 +351,43 @@ fn every_lab_capture_with_probe_records_replays_exactly() {
     assert!(seen >= 1);
 }
 
+/// The re-captured lab reports are `trace-cmd report -t` (trace-cmd 3.1.6: ns stamps, no
+/// flags column) with `sched_stat_runtime`, whose fields differ by kernel (v6.8 dropped
+/// `vruntime`): the reader takes every line, the events parse.
+#[test]
+fn lab_reports_with_ns_stamps_and_sched_stat_runtime_parse() {
+    use schedmath_host::trace::event::Event;
+    use schedmath_host::trace::report::ReportReader;
+    for (kernel, vruntime) in [("6.1.0-57-amd64", true), ("6.12.95+deb12-amd64", false)] {
+        let path = root().join(format!("fixtures/lab/{kernel}/wakeup-storm/report.txt.gz"));
+        let input = schedmath_host::replay::open(&path).unwrap();
+        let mut r = ReportReader::new(input, path.display().to_string());
+        let mut runtimes = 0u64;
+        while let Some(rec) = r.next_record().unwrap() {
+            match Event::parse(&rec) {
+                Ok(Event::StatRuntime {
+                    runtime,
+                    vruntime: v,
+                    ..
+                }) => {
+                    assert!(runtime > 0, "{rec}");
+                    assert_eq!(v.is_some(), vruntime, "{rec}");
+                    runtimes += 1;
+                }
+                Ok(Event::Other) | Err(_) => panic!("{}:{}: {rec}", path.display(), rec.line),
+                Ok(_) => {}
+            }
+        }
+        assert_eq!(r.timestamp_digits(), Some(9), "{kernel}");
+        assert_eq!(
+            r.skipped().map(|(_, s)| s.count).sum::<u64>(),
+            0,
+            "{kernel}"
+        );
+        assert!(runtimes > 4000, "{kernel}: {runtimes}");
+    }
+}
+
 /// Values no kernel can print (an average whose sum overflows the kernel's field, a clock
 /// past i64::MAX ns) are counted skips naming the field, not an overflow in the replay
 /// (the trace fuzz target's first crash: `load=1066…` × the PELT divider).

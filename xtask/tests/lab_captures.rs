@@ -43,7 +43,9 @@ fn report_text(dir: &Path) -> String {
     }
 }
 
-/// One `trace-cmd report` event line: (comm, pid, cpu, timestamp µs, event, fields).
+/// One `trace-cmd report` event line: (comm, pid, cpu, timestamp ns, event, fields); the
+/// stamp in µs (trace-cmd's default) or ns (`report -t`, the captures since
+/// `sched_stat_runtime`).
 fn parse_line(l: &str) -> Option<(&str, u32, u32, u64, &str, &str)> {
     let (head, rest) = l.split_once(']')?;
     let (task, cpu) = head.rsplit_once('[')?;
@@ -51,11 +53,13 @@ fn parse_line(l: &str) -> Option<(&str, u32, u32, u64, &str, &str)> {
     let (comm, pid) = task.rsplit_once('-')?;
     let cpu: u32 = cpu.parse().ok()?;
     let (ts, rest) = rest.trim_start().split_once(": ")?;
-    let (s, us) = ts.split_once('.')?;
-    if us.len() != 6 {
-        return None;
-    }
-    let ts = s.parse::<u64>().ok()? * 1_000_000 + us.parse::<u64>().ok()?;
+    let (s, frac) = ts.split_once('.')?;
+    let scale = match frac.len() {
+        6 => 1_000,
+        9 => 1,
+        _ => return None,
+    };
+    let ts = s.parse::<u64>().ok()? * 1_000_000_000 + frac.parse::<u64>().ok()? * scale;
     let (ev, fields) = rest.split_once(':')?;
     Some((comm, pid.parse().ok()?, cpu, ts, ev.trim(), fields.trim()))
 }
@@ -225,8 +229,11 @@ fn trace_cmd_lines_parse() {
     let (comm, pid, cpu, ts, ev, _) = parse_line(l).unwrap();
     assert_eq!(
         (comm, pid, cpu, ts, ev),
-        ("<idle>", 0, 1, 41_199_899, "sched_switch")
+        ("<idle>", 0, 1, 41_199_899_000, "sched_switch")
     );
+    let l = "       trace-cmd-121   [001]    12.582909707: sched_stat_runtime:   comm=trace-cmd pid=121 runtime=1929454 [ns] vruntime=2564569994 [ns]";
+    assert_eq!(parse_line(l).unwrap().3, 12_582_909_707);
+    assert!(parse_line("a-1 [000] 1.1234567: x: y").is_none());
     let l =
         "     kworker/u4:1-12    [000]     1.000001: schedmath__pelt_update: fn=se kind=task cpu=0";
     assert_eq!(parse_line(l).unwrap().0, "kworker/u4:1");

@@ -31,7 +31,8 @@
 //! into a cgroup (taken from its first answer-key record in the new group: [`group`]),
 //! the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
-//! newly-idle balance runs in between), cfs_rq updates of the load-balance softirq.
+//! newly-idle balance runs in between, which `sched_stat_runtime` shows when the trace
+//! has it: `ScheduleMark`), cfs_rq updates of the load-balance softirq.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -155,6 +156,11 @@ struct Cpu {
     skip_clock: Option<(i32, u64)>,
     /// The clock this CPU read to run its wake list (queued wake-ups in a row share it).
     wakelist_clock: Option<u64>,
+    /// Where `__schedule()` updated the running task, once it switches out.
+    schedule: ScheduleMark,
+    /// A busy tick's `hrtimer_expire_entry` whose update waits for its
+    /// `sched_stat_runtime` (trace time; [`ClockPoint::TickRuntime`]).
+    tick: Option<u64>,
 }
 
 /// The inferred replay's state.
@@ -177,6 +183,10 @@ pub struct InferReplay {
     post_init_scaled_weight: bool,
     /// Task groups: their cfs_rqs and entities per CPU ([`group`]).
     groups: group::Groups,
+    /// The trace has `sched_stat_runtime`: a busy tick's update waits for it.
+    stat_runtime: bool,
+    /// CPUs with a [`Cpu::tick`] waiting.
+    ticks_waiting: usize,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -198,9 +208,70 @@ pub enum ClockPoint {
     /// A tick on an idle CPU updates nothing itself; the load-balance softirq it raises
     /// updates the blocked averages (update_blocked_averages()) on a clock read after it.
     IdleTick,
+    /// A sleeping task's dequeue at its own `sched_stat_runtime`: dequeue_entity() calls
+    /// update_curr() right before its PELT update.
+    Dequeue,
+    /// A preempted task's put_prev_entity() (or pick_next_task_fair()'s update of it) at
+    /// its `sched_stat_runtime`, right before its PELT update.
+    PutPrev,
+    /// A busy CPU's tick at the running task's `sched_stat_runtime` (sched_tick() →
+    /// entity_tick(): update_curr() right before the PELT update), which follows the clock
+    /// read more closely than `hrtimer_expire_entry`.
+    TickRuntime,
 }
 
-const CLOCK_POINTS: usize = 5;
+const CLOCK_POINTS: usize = 8;
+
+/// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
+/// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
+/// when the task ran since its last one, then its PELT update) before a newly-idle balance
+/// that can take hundreds of µs, so its `sched_switch` comes late; a preempted task is
+/// updated the same way by put_prev_entity(). Follows the events one CPU wrote.
+#[derive(Clone, Copy, Debug, Default)]
+struct ScheduleMark {
+    /// The first `sched_stat_runtime` of the CPU's running task since the CPU's last sched
+    /// event or timer exit: (pid, timestamp). The tick's and a local wake-up's own
+    /// update_curr() come after their events' start and before their end.
+    first: Option<(i32, u64)>,
+    /// A task was moved to this CPU since: the next update_curr() of the running task is
+    /// that task's enqueue (attach_task(), on a newly-idle balance after the dequeue or in
+    /// the balance softirq), not a dequeue.
+    attach: bool,
+}
+
+impl ScheduleMark {
+    /// One event written on `cpu` at `ts` while `curr` ran there; true when it is the
+    /// first `sched_stat_runtime` since the last reset.
+    fn event(&mut self, ts: u64, cpu: u32, curr: i32, ev: &Event<'_>) -> bool {
+        match *ev {
+            Event::StatRuntime { pid, .. } if pid == curr => {
+                if std::mem::take(&mut self.attach) || self.first.is_some() {
+                    return false;
+                }
+                self.first = Some((pid, ts));
+                true
+            }
+            Event::Migrate { dest_cpu, .. } => {
+                self.attach |= dest_cpu == cpu;
+                false
+            }
+            Event::HrtimerExit | Event::Fork { .. } => {
+                *self = ScheduleMark::default();
+                false
+            }
+            ref e if is_sched_event(e) => {
+                *self = ScheduleMark::default();
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// The stamp of `prev`'s update_curr() in `__schedule()`, at its `sched_switch`.
+    fn update_curr(&self, prev: i32) -> Option<u64> {
+        self.first.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
+    }
+}
 
 /// The trace-clock → rq-clock offsets (ns) of the inferred replay, estimated over the whole
 /// trace from the answer key.
@@ -267,6 +338,23 @@ impl Hist {
         }
     }
 
+    /// The median's bin, to be read to the ns by a [`FineBin`] fed the same samples.
+    fn median_bin(&self, base: i64) -> Option<FineBin> {
+        let want = self.n.div_ceil(2).max(1);
+        let mut seen = 0u64;
+        for (i, &h) in self.bins.iter().enumerate() {
+            if seen + u64::from(h) >= want {
+                return Some(FineBin {
+                    lo: base.saturating_add(i as i64 * 1000),
+                    want: want - seen,
+                    counts: vec![0; 1000],
+                });
+            }
+            seen += u64::from(h);
+        }
+        None
+    }
+
     /// The value at `pct` % of the samples (bin centre).
     fn percentile(&self, base: i64, pct: f64) -> Option<i64> {
         if self.n == 0 {
@@ -278,6 +366,32 @@ impl Hist {
             seen += u64::from(h);
             if seen >= want {
                 return Some(base.saturating_add(i as i64 * 1000 + 500));
+            }
+        }
+        None
+    }
+}
+
+/// One 1 µs bin of a [`Hist`] in 1 ns bins: the sample of rank `want` in it is the median.
+struct FineBin {
+    lo: i64,
+    want: u64,
+    counts: Vec<u32>,
+}
+
+impl FineBin {
+    fn add(&mut self, d: i64) {
+        if let Some(i) = d.checked_sub(self.lo).filter(|i| (0..1000).contains(i)) {
+            self.counts[i as usize] += 1;
+        }
+    }
+
+    fn value(&self) -> Option<i64> {
+        let mut seen = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += u64::from(c);
+            if seen >= self.want {
+                return Some(self.lo + i as i64);
             }
         }
         None
@@ -385,50 +499,102 @@ pub fn clock_offset<R: std::io::Read>(
         drift_ppb,
         point: [None; CLOCK_POINTS],
     };
-    let mut r = crate::trace::report::ReportReader::new(
-        std::io::BufReader::with_capacity(1 << 16, open()?),
-        name,
-    );
     let b = -(Hist::BINS as i64 / 2) * 1000;
     let mut points: [Hist; CLOCK_POINTS] = std::array::from_fn(|_| Hist::new());
+    let digits = point_samples(open()?, name, &o, |p, d| points[p as usize].add(b, d))?;
+    for (i, h) in points.iter().enumerate() {
+        o.point[i] = h.percentile(b, 50.0);
+    }
+    if digits == Some(9) {
+        // ns stamps: the median to the ns, from a second look inside each median's bin.
+        let mut fine: [Option<FineBin>; CLOCK_POINTS] =
+            std::array::from_fn(|i| points[i].median_bin(b));
+        point_samples(open()?, name, &o, |p, d| {
+            if let Some(f) = fine[p as usize].as_mut() {
+                f.add(d);
+            }
+        })?;
+        for (i, f) in fine.iter().enumerate() {
+            if let Some(m) = f.as_ref().and_then(FineBin::value) {
+                o.point[i] = Some(m);
+            }
+        }
+    }
+    Ok(Some(o))
+}
+
+/// Calls `sample` with every pair of an update point's event and the kernel's update that
+/// read the clock there, as (point, clock read − event timestamp − `o`'s global offset);
+/// returns the stamps' fraction digits (6 = µs, 9 = ns).
+fn point_samples<R: std::io::Read>(
+    input: R,
+    name: &str,
+    o: &ClockOffsets,
+    mut sample: impl FnMut(ClockPoint, i64),
+) -> anyhow::Result<Option<usize>> {
+    let mut r = crate::trace::report::ReportReader::new(
+        std::io::BufReader::with_capacity(1 << 16, input),
+        name,
+    );
     // The CPU each task's pending `sched_waking` was written on (one entry per task).
     let mut waking_cpu: HashMap<i32, u32> = HashMap::new();
     // per CPU: (pending update point and its timestamp, `now` of the last update since
-    // the last sched event)
-    type PerCpu = (Option<(ClockPoint, u64)>, Option<u64>);
+    // the last sched event, the schedule mark and `now` of the first update after it)
+    type PerCpu = (
+        Option<(ClockPoint, u64)>,
+        Option<u64>,
+        ScheduleMark,
+        Option<u64>,
+    );
     let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
     // A clock read minus an event's timestamp, relative to the drifting global offset.
     let rel = |now: u64, ts: u64| now as i64 - ts as i64 - o.global_at(ts);
     while let Some(rec) = r.next_record()? {
         let ev = Event::parse(&rec);
         let st = state.entry(rec.cpu).or_default();
+        let mark = st.2;
+        if let Ok(e) = &ev {
+            if st.2.event(rec.ts_ns, rec.cpu, rec.pid, e) {
+                st.3 = None;
+            }
+        }
         match ev {
             Ok(Event::PeltCall(ref c)) => {
                 st.1 = Some(c.now);
+                if st.2.first.is_some() {
+                    st.3.get_or_insert(c.now);
+                }
                 if let Some((p, ts)) = st.0.take() {
-                    points[p as usize].add(b, rel(c.now, ts));
+                    sample(p, rel(c.now, ts));
                 }
             }
             Ok(Event::Switch(ref s)) => {
-                if let (Some(now), false) = (st.1, s.prev_runnable()) {
-                    if s.prev_pid != 0 {
-                        points[ClockPoint::SleepSwitch as usize].add(b, rel(now, rec.ts_ns));
+                let at = mark.update_curr(s.prev_pid).zip(st.3);
+                match (st.1, s.prev_runnable(), at) {
+                    _ if s.prev_pid == 0 => {}
+                    (Some(_), false, Some((at, now))) => {
+                        sample(ClockPoint::Dequeue, rel(now, at));
                     }
+                    (Some(now), false, None) => {
+                        sample(ClockPoint::SleepSwitch, rel(now, rec.ts_ns));
+                    }
+                    (_, true, Some((at, now))) => sample(ClockPoint::PutPrev, rel(now, at)),
+                    _ => {}
                 }
-                *st = (None, None);
+                *st = Default::default();
             }
             Ok(Event::Wakeup {
                 waking: true, pid, ..
             }) => {
                 waking_cpu.insert(pid, rec.cpu);
-                *st = (Some((ClockPoint::Waking, rec.ts_ns)), None);
+                (st.0, st.1) = (Some((ClockPoint::Waking, rec.ts_ns)), None);
             }
             Ok(Event::Wakeup {
                 waking: false, pid, ..
             }) => {
                 let queued = waking_cpu.remove(&pid).is_some_and(|c| c != rec.cpu);
                 if let (true, Some(now)) = (queued, st.1) {
-                    points[ClockPoint::QueuedWakeup as usize].add(b, rel(now, rec.ts_ns));
+                    sample(ClockPoint::QueuedWakeup, rel(now, rec.ts_ns));
                 }
                 st.1 = None;
             }
@@ -438,16 +604,18 @@ pub fn clock_offset<R: std::io::Read>(
                 } else {
                     ClockPoint::Tick
                 };
-                *st = (Some((p, rec.ts_ns)), None);
+                (st.0, st.1) = (Some((p, rec.ts_ns)), None);
+            }
+            Ok(Event::StatRuntime { pid, .. }) if pid == rec.pid => {
+                if let Some((ClockPoint::Tick, _)) = st.0 {
+                    st.0 = Some((ClockPoint::TickRuntime, rec.ts_ns));
+                }
             }
             Ok(Event::Exit { .. }) => st.1 = None,
             _ => {}
         }
     }
-    for (i, h) in points.iter().enumerate() {
-        o.point[i] = h.percentile(b, 50.0);
-    }
-    Ok(Some(o))
+    Ok(r.timestamp_digits())
 }
 
 /// The events the timeline is rebuilt from.
@@ -492,6 +660,8 @@ impl InferReplay {
             util_est_before_dequeue: false,
             post_init_scaled_weight: false,
             groups: group::Groups::new(&BTreeMap::new()),
+            stat_runtime: false,
+            ticks_waiting: 0,
         }
     }
 
@@ -587,7 +757,15 @@ impl InferReplay {
         t
     }
 
-    fn switch(&mut self, ts: u64, cpu: u32, s: &Switch<'_>) -> Result<(), String> {
+    /// `update_curr`: the stamp of prev's update_curr() in this `__schedule()` (its
+    /// dequeue or put_prev), when the trace shows it ([`ScheduleMark`]).
+    fn switch(
+        &mut self,
+        ts: u64,
+        cpu: u32,
+        s: &Switch<'_>,
+        update_curr: Option<u64>,
+    ) -> Result<(), String> {
         let known = self.cpus.get(&cpu).and_then(|c| c.curr);
         if let Some(curr) = known.filter(|&c| c != s.prev_pid) {
             // The timeline of this CPU is broken (lost events?): follow the trace.
@@ -608,8 +786,14 @@ impl InferReplay {
             {
                 at
             }
-            _ if s.prev_pid != 0 && !s.prev_runnable() => self.at(ClockPoint::SleepSwitch, ts),
-            _ => ts,
+            _ if s.prev_pid != 0 && !s.prev_runnable() => match update_curr {
+                Some(at) => self.at(ClockPoint::Dequeue, at),
+                None => self.at(ClockPoint::SleepSwitch, ts),
+            },
+            _ => match update_curr {
+                Some(at) if s.prev_pid != 0 => self.at(ClockPoint::PutPrev, at),
+                _ => ts,
+            },
         };
         let sleeping = !s.prev_runnable();
         if let Some(p) = prev.filter(|_| sleeping && self.util_est_before_dequeue) {
@@ -1011,13 +1195,21 @@ impl InferReplay {
     }
 
     fn event_inner(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        let c = self.cpus.entry(cpu).or_default();
+        let mark = c.schedule;
+        let curr = c.curr.unwrap_or(0);
+        c.schedule.event(ts, cpu, curr, ev);
+        match *ev {
+            Event::StatRuntime { pid, .. } if pid == curr && c.tick.is_some() => {}
+            _ => self.ticks_at_entry(),
+        }
         match *ev {
             Event::Fork {
                 parent_pid,
                 child_pid,
                 ..
             } => self.groups.fork(parent_pid, child_pid),
-            Event::Switch(ref s) => self.switch(ts, cpu, s)?,
+            Event::Switch(ref s) => self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?,
             Event::Wakeup {
                 comm,
                 pid,
@@ -1093,14 +1285,28 @@ impl InferReplay {
                 } else {
                     ClockPoint::Tick
                 };
-                let ts = self.at(p, ts);
                 let c = self.cpus.entry(cpu).or_default();
                 // A tick's schedule() reads the clock afresh.
                 c.skip_clock = None;
                 let curr = c.curr.unwrap_or(0);
-                self.update((curr != 0).then_some(curr), cpu, ts);
-                if curr == 0 {
-                    self.update_blocked_groups(cpu, ts);
+                if self.stat_runtime && !idle {
+                    c.tick = Some(ts);
+                    self.ticks_waiting += 1;
+                } else {
+                    let ts = self.at(p, ts);
+                    self.update((curr != 0).then_some(curr), cpu, ts);
+                    if curr == 0 {
+                        self.update_blocked_groups(cpu, ts);
+                    }
+                }
+            }
+            Event::StatRuntime { pid, .. } => {
+                self.stat_runtime = true;
+                let c = self.cpus.entry(cpu).or_default();
+                if c.curr == Some(pid) && c.tick.take().is_some() {
+                    self.ticks_waiting = self.ticks_waiting.saturating_sub(1);
+                    let ts = self.at(ClockPoint::TickRuntime, ts);
+                    self.update(Some(pid), cpu, ts);
                 }
             }
             Event::Exit { pid, .. } => {
@@ -1166,6 +1372,25 @@ impl InferReplay {
             _ => {}
         }
         Ok(())
+    }
+
+    /// The busy ticks whose `sched_stat_runtime` did not come before another event (the
+    /// running task had not run since its last update_curr(), or is not a fair task):
+    /// their updates at [`ClockPoint::Tick`] after their `hrtimer_expire_entry`.
+    fn ticks_at_entry(&mut self) {
+        if self.ticks_waiting == 0 {
+            return;
+        }
+        self.ticks_waiting = 0;
+        let waiting: Vec<(u32, u64, i32)> = self
+            .cpus
+            .iter_mut()
+            .filter_map(|(&cpu, c)| Some((cpu, c.tick.take()?, c.curr.unwrap_or(0))))
+            .collect();
+        for (cpu, ts, curr) in waiting {
+            let ts = self.at(ClockPoint::Tick, ts);
+            self.update((curr != 0).then_some(curr), cpu, ts);
+        }
     }
 
     /// A probe record as the answer key: initialise or compare.
@@ -1486,13 +1711,55 @@ fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Optio
 mod tests {
     use super::*;
 
+    /// The dequeue's `sched_stat_runtime` is the running task's first since the CPU's
+    /// last sched event or timer exit, not the tick's, a remote CPU's or an attach's.
+    #[test]
+    fn a_dequeue_is_the_first_update_curr_after_the_last_event() {
+        let rt = |pid| Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        };
+        let tick = Event::HrtimerExpire {
+            function: "tick_sched_timer",
+            now: None,
+        };
+        let pull = Event::Migrate {
+            comm: "b",
+            pid: 8,
+            orig_cpu: 1,
+            dest_cpu: 0,
+        };
+        let mut m = ScheduleMark::default();
+        // A tick's own update_curr(), then, after its exit, the dequeue's.
+        for (ts, ev) in [(1, tick), (2, rt(7)), (3, Event::HrtimerExit), (4, rt(7))] {
+            m.event(ts, 0, 7, &ev);
+        }
+        assert_eq!(m.update_curr(7), Some(4));
+        assert_eq!(m.update_curr(8), None);
+        // A newly-idle balance pulls a task after the dequeue: its enqueue's update_curr()
+        // of the (dequeued) running task is not the dequeue.
+        for (ts, ev) in [(5, pull), (6, rt(7)), (7, rt(9))] {
+            m.event(ts, 0, 7, &ev);
+        }
+        assert_eq!(m.update_curr(7), Some(4));
+        // The balance softirq's attach, then the dequeue; a sched event forgets both.
+        let mut m = ScheduleMark::default();
+        for (ts, ev) in [(1, pull), (2, rt(7)), (3, rt(7))] {
+            m.event(ts, 0, 7, &ev);
+        }
+        assert_eq!(m.update_curr(7), Some(3));
+        m.event(4, 0, 7, &tick);
+        assert_eq!(m.update_curr(7), None);
+    }
+
     #[test]
     fn an_update_point_takes_its_own_offset() {
         let o = ClockOffsets {
             global: 1_000,
             t0: 0,
             drift_ppb: 0,
-            point: [Some(7), Some(-29_000), None, None, None],
+            point: [Some(7), Some(-29_000), None, None, None, None, None, None],
         };
         // The rq clock is `at() + global`: the point's own offset from its event.
         assert_eq!(

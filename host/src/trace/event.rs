@@ -3,7 +3,8 @@
 //!
 //! Known events: the sched tracepoints (`sched_switch`, `sched_waking`, `sched_wakeup`,
 //! `sched_wakeup_new`, `sched_migrate_task`, `sched_process_fork`, `sched_process_exit`),
-//! `cpu_idle`, `cpu_frequency`, the tick's `hrtimer_expire_entry`, LISA's events
+//! `sched_stat_runtime`, `cpu_idle`, `cpu_frequency`, the tick's `hrtimer_expire_entry`,
+//! LISA's events
 //! (`lisa__sched_pelt_se`, `lisa__sched_pelt_cfs`, `lisa__sched_util_est_se`,
 //! `lisa__sched_util_est_cfs`, `lisa__sched_overutilized`, `lisa__sched_cpu_capacity`; the
 //! `sched_` names without the `lisa__` prefix too) and the lab probe's per-call PELT events
@@ -178,6 +179,16 @@ pub enum Event<'a> {
         /// Its pid.
         pid: i32,
     },
+    /// `sched_stat_runtime`: update_curr() charged `runtime` ns of the rq's task clock to
+    /// the running task (kernel/sched/fair.c; written only when the delta is positive).
+    StatRuntime {
+        /// The task's pid.
+        pid: i32,
+        /// The delta of `rq_clock_task()` since the task's `exec_start` (ns).
+        runtime: u64,
+        /// Its vruntime after the update (v6.1; v6.8 dropped the field).
+        vruntime: Option<u64>,
+    },
     /// `cpu_idle`: `state` is the idle state entered, `u32::MAX` on exit.
     CpuIdle {
         /// The state (4294967295 = leaving idle).
@@ -199,6 +210,8 @@ pub enum Event<'a> {
         /// The timer base's `now` (ns), if printed.
         now: Option<u64>,
     },
+    /// `hrtimer_expire_exit`: a timer callback returned (its interrupt's work is done).
+    HrtimerExit,
     /// `lisa__sched_pelt_se`.
     PeltSe {
         /// The CPU.
@@ -278,14 +291,12 @@ pub enum Event<'a> {
 /// Events a scheduler trace commonly carries that replay has no use for: typed as
 /// [`Event::Ignored`], not counted as unknown.
 pub const IGNORED: &[&str] = &[
-    "hrtimer_expire_exit",
     "hrtimer_start",
     "hrtimer_cancel",
     "hrtimer_init",
     "sched_process_free",
     "sched_process_exec",
     "sched_process_wait",
-    "sched_stat_runtime",
     "sched_wake_idle_without_ipi",
 ];
 
@@ -343,6 +354,17 @@ fn opt_num<T: std::str::FromStr>(body: &str, key: &str) -> Result<Option<T>, Bad
             .map(Some)
             .ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number"))),
     }
+}
+
+/// A `%Lu [ns]` field of the sched_stat_* events: the number before its unit.
+fn ns(body: &str, key: &str) -> Result<Option<u64>, BadField> {
+    let Some(v) = get(body, key) else {
+        return Ok(None);
+    };
+    let n = v.strip_suffix("[ns]").unwrap_or(v).trim_end();
+    parse_num(n)
+        .map(Some)
+        .ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number of ns")))
 }
 
 /// Decimal, or hex with `0x`.
@@ -524,6 +546,12 @@ impl<'a> Event<'a> {
                 comm: get(b, "comm").unwrap_or(""),
                 pid: num(b, "pid")?,
             },
+            "sched_stat_runtime" => Event::StatRuntime {
+                pid: num(b, "pid")?,
+                runtime: ns(b, "runtime")?
+                    .ok_or_else(|| BadField("missing field `runtime`".into()))?,
+                vruntime: ns(b, "vruntime")?,
+            },
             "cpu_idle" | "cpu_frequency" => {
                 // power.h's `cpu` class: one layout, two events.
                 let (state, cpu) = (num(b, "state")?, num(b, "cpu_id")?);
@@ -536,6 +564,7 @@ impl<'a> Event<'a> {
                 function: get(b, "function").unwrap_or(""),
                 now: opt_num(b, "now")?,
             },
+            "hrtimer_expire_exit" => Event::HrtimerExit,
             "sched_pelt_se" => {
                 // Fields in the order the errors name them: cpu, pid, then the signals.
                 let (cpu, pid) = (num(b, "cpu")?, num(b, "pid")?);
@@ -654,6 +683,38 @@ mod tests {
                 waking: true,
                 new: false
             }
+        );
+    }
+
+    #[test]
+    fn stat_runtime_with_and_without_vruntime() {
+        // v6.1 and v6.12 print formats (`trace-cmd report -t`: ns stamps).
+        let v61 = one("rt-app-153 [001] 40.135791123: sched_stat_runtime: comm=rt-app pid=153 runtime=182240 [ns] vruntime=9217561 [ns]").unwrap();
+        assert_eq!(
+            v61,
+            Event::StatRuntime {
+                pid: 153,
+                runtime: 182240,
+                vruntime: Some(9217561)
+            }
+        );
+        let v612 = one(
+            "rt app-153 [001] 40.135791: sched_stat_runtime: comm=rt app pid=153 runtime=7 [ns]",
+        )
+        .unwrap();
+        assert_eq!(
+            v612,
+            Event::StatRuntime {
+                pid: 153,
+                runtime: 7,
+                vruntime: None
+            }
+        );
+        let bad =
+            one("a-1 [000] 1.0: sched_stat_runtime: comm=a pid=1 runtime=x [ns]").unwrap_err();
+        assert_eq!(
+            bad,
+            BadField("field `runtime`: `x [ns]` is not a number of ns".into())
         );
     }
 

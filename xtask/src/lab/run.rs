@@ -23,6 +23,9 @@ pub const KERNEL_EVENTS: &[&str] = &[
     "sched:sched_migrate_task",
     "sched:sched_process_fork",
     "sched:sched_process_exit",
+    // update_curr()'s: the exact instant of each dequeue's, tick's and put_prev's
+    // runtime accounting, which no other recorded event marks (fair.c)
+    "sched:sched_stat_runtime",
     "power:cpu_idle",
     "timer:hrtimer_expire_entry",
     "timer:hrtimer_expire_exit",
@@ -194,10 +197,11 @@ fn tail(s: &str, n: usize) -> String {
     v[v.len().saturating_sub(n)..].join(" | ")
 }
 
-/// `trace-cmd report` of `dat` into `report` (the host's trace-cmd).
+/// `trace-cmd report -t` of `dat` into `report` (the host's trace-cmd): `-t` prints the
+/// stamps in full ns instead of rounding them to µs.
 pub fn report(dat: &Path, report: &Path) -> anyhow::Result<()> {
     let mut c = Command::new("trace-cmd");
-    c.arg("report").arg("-i").arg(dat);
+    c.arg("report").arg("-t").arg("-i").arg(dat);
     let o = cmd::run(c, Duration::from_secs(600), "trace-cmd report")?;
     std::fs::write(report, o.stdout)?;
     Ok(())
