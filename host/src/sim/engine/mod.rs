@@ -172,8 +172,70 @@ fn wall_for_task_time(pct: u64, a: u64, task: u64) -> u64 {
 }
 
 /// `(util_avg, runnable_avg, util_est)` of a CPU's cfs_rq and the `(cpu_util_cfs,
-/// cpu_util_cfs_boost)` computed from them (`Engine::sugov_rq`); `None`: not yet.
+/// cpu_util_cfs_boost)` computed from them ([`sugov_rq`]); `None`: not yet.
 type UtilMemo = (Option<(u64, u64, u32)>, (u64, u64));
+
+/// Runqueue `r` of CPU `c` as `cpu_util()` reads it.
+fn util_rq_of(r: &Rq, c: usize) -> CpuUtilRq {
+    CpuUtilRq {
+        cpu: c as i32, // CPU numbers are small
+        capacity_orig: r.capacity_orig,
+        cfs: CfsRqUtil {
+            util_avg: r.cfs.util_avg,
+            runnable_avg: r.cfs.runnable_avg,
+            util_est: r.cfs.util_est.enqueued(),
+        },
+        util_est_feat: true,
+    }
+}
+
+/// Runqueue `r`'s capacities as `capacity_of()` and the fit tests read them.
+fn capacity_of(r: &Rq) -> CpuCapacity {
+    CpuCapacity {
+        capacity_orig: r.capacity_orig,
+        cpu_capacity: r.cpu_capacity,
+        hw_load_avg: 0,
+        cpufreq_pressure: 0,
+    }
+}
+
+/// `uclamp_rq_get()` of runqueue `r`.
+fn rq_clamp_of(r: &Rq, id: UclampId) -> u64 {
+    u64::from(uclamp_rq_get(&r.uclamp, id))
+}
+
+/// schedutil's view of CPU `c` (runqueue `r`). `cpu_util_cfs()` and
+/// `cpu_util_cfs_boost()` are kept in `memo` with the three signals they are computed
+/// from (the CPU's capacity is fixed) and recomputed only when one changed: most updates
+/// of a policy find its other CPUs' signals as the last update left them.
+fn sugov_rq(r: &Rq, c: usize, memo: &mut UtilMemo) -> SugovRq {
+    let key = (
+        r.cfs.util_avg,
+        r.cfs.runnable_avg,
+        r.cfs.util_est.enqueued(),
+    );
+    let (util_cfs, util_cfs_boost) = match *memo {
+        (k, util) if k == Some(key) => util,
+        _ => {
+            let u = util_rq_of(r, c);
+            let util = (cpu_util_cfs(&u), cpu_util_cfs_boost(&u));
+            *memo = (Some(key), util);
+            util
+        }
+    };
+    SugovRq {
+        capacity: r.capacity_orig,
+        util_cfs,
+        util_cfs_boost,
+        util_rt: r.rt.util_avg,
+        util_irq: r.irq.util_avg,
+        rt_runnable: r.nr_rt > 0,
+        uclamp_min: rq_clamp_of(r, UclampId::Min),
+        uclamp_max: rq_clamp_of(r, UclampId::Max),
+        idle_calls: r.idle_calls,
+        ..SugovRq::default()
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
@@ -225,8 +287,9 @@ pub struct Engine<'p> {
     seed: u64,
     /// The performance domains with an Energy Model (EAS's `rd->pd`), built once.
     pds: Vec<PerfDomain<'p>>,
-    /// Scratch for the schedutil views of a policy's CPUs (no allocation per update).
-    sugov_view: Vec<SugovRq>,
+    /// Per frequency domain: scratch for the schedutil views of its CPUs (one entry per
+    /// CPU, no allocation per update).
+    sugov_views: Vec<Vec<SugovRq>>,
     /// Scratch for the placement's views of every CPU (no allocation per wake-up).
     cpu_view: Vec<CpuView>,
     /// Per CPU: see [`UtilMemo`].
@@ -487,7 +550,11 @@ impl<'p> Engine<'p> {
             nforks: vec![0; templates.len()],
             templates,
             seed: cfg.seed,
-            sugov_view: Vec::new(),
+            sugov_views: platform
+                .domains
+                .iter()
+                .map(|d| vec![SugovRq::default(); d.cpus.len()])
+                .collect(),
             cpu_view: Vec::new(),
             util_memo: vec![(None, (0, 0)); n],
             llc_span: (0..n).collect(),
@@ -672,17 +739,7 @@ impl<'p> Engine<'p> {
     // ---------------------------------------------------------------- kernel state
 
     fn util_rq(&self, c: usize) -> CpuUtilRq {
-        let r = &self.rqs[c];
-        CpuUtilRq {
-            cpu: c as i32, // CPU numbers are small
-            capacity_orig: r.capacity_orig,
-            cfs: CfsRqUtil {
-                util_avg: r.cfs.util_avg,
-                runnable_avg: r.cfs.runnable_avg,
-                util_est: r.cfs.util_est.enqueued(),
-            },
-            util_est_feat: true,
-        }
+        util_rq_of(&self.rqs[c], c)
     }
 
     /// What `scale_rt_capacity()` and `sched_cpu_util()` take off `c`: `cpu_util_rt()`
@@ -697,17 +754,11 @@ impl<'p> Engine<'p> {
     }
 
     fn capacity(&self, c: usize) -> CpuCapacity {
-        let r = &self.rqs[c];
-        CpuCapacity {
-            capacity_orig: r.capacity_orig,
-            cpu_capacity: r.cpu_capacity,
-            hw_load_avg: 0,
-            cpufreq_pressure: 0,
-        }
+        capacity_of(&self.rqs[c])
     }
 
     fn rq_clamp(&self, c: usize, id: UclampId) -> u64 {
-        u64::from(uclamp_rq_get(&self.rqs[c].uclamp, id))
+        rq_clamp_of(&self.rqs[c], id)
     }
 
     fn ou_cpu(&self, c: usize) -> OverutilizedCpu {
@@ -839,41 +890,6 @@ impl<'p> Engine<'p> {
         self.rqs[c].curr.is_some_and(|t| self.tasks[t].is_fair())
     }
 
-    /// schedutil's view of `c`. `cpu_util_cfs()` and `cpu_util_cfs_boost()` are kept with
-    /// the three signals they are computed from (the CPU's capacity is fixed) and
-    /// recomputed only when one changed: most updates of a policy find its other CPUs'
-    /// signals as the last update left them.
-    fn sugov_rq(&mut self, c: usize) -> SugovRq {
-        let r = &self.rqs[c];
-        let key = (
-            r.cfs.util_avg,
-            r.cfs.runnable_avg,
-            r.cfs.util_est.enqueued(),
-        );
-        let (util_cfs, util_cfs_boost) = match self.util_memo[c] {
-            (k, util) if k == Some(key) => util,
-            _ => {
-                let u = self.util_rq(c);
-                let util = (cpu_util_cfs(&u), cpu_util_cfs_boost(&u));
-                self.util_memo[c] = (Some(key), util);
-                util
-            }
-        };
-        let r = &self.rqs[c];
-        SugovRq {
-            capacity: r.capacity_orig,
-            util_cfs,
-            util_cfs_boost,
-            util_rt: r.rt.util_avg,
-            util_irq: r.irq.util_avg,
-            rt_runnable: r.nr_rt > 0,
-            uclamp_min: self.rq_clamp(c, UclampId::Min),
-            uclamp_max: self.rq_clamp(c, UclampId::Max),
-            idle_calls: r.idle_calls,
-            ..SugovRq::default()
-        }
-    }
-
     /// `cpufreq_update_util(rq, 0)` from `c`.
     fn cpufreq_update(&mut self, c: usize) {
         self.cpufreq_update_flags(c, 0);
@@ -894,11 +910,12 @@ impl<'p> Engine<'p> {
                 self.acct(cc);
             }
         }
-        let mut view = std::mem::take(&mut self.sugov_view);
-        view.clear();
-        for i in 0..n {
-            let v = self.sugov_rq(self.doms[d].cpus[i]);
-            view.push(v);
+        // The views are written over the domain's own buffer (one entry per CPU of the
+        // policy, sized once): no push, no length check per CPU.
+        let mut view = std::mem::take(&mut self.sugov_views[d]);
+        let (rqs, memo) = (&self.rqs, &mut self.util_memo);
+        for (v, &cc) in view.iter_mut().zip(&self.doms[d].cpus) {
+            *v = sugov_rq(&rqs[cc], cc, &mut memo[cc]);
         }
         let pos = self.doms[d]
             .cpus
@@ -909,7 +926,7 @@ impl<'p> Engine<'p> {
         let old = self.doms[d].cur();
         let switched = self.doms[d].update(pos, &view, &profile, self.now, flags);
         self.tr_sugov(d, c, flags, &view, old);
-        self.sugov_view = view;
+        self.sugov_views[d] = view;
         if let Some(f) = switched {
             let fref = self.doms[d].fref_khz;
             for i in 0..n {

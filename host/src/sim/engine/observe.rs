@@ -149,7 +149,16 @@ impl Engine<'_> {
     }
 
     /// `cpu_idle` exit from state `idx` on `c`, and `cpu_idle_miss` if the stay missed.
+    #[inline]
     pub(super) fn tr_idle_exit(&mut self, c: usize, idx: usize, miss: IdleMiss) {
+        if self.trace.is_some() {
+            self.record_idle_exit(c, idx, miss);
+        }
+    }
+
+    /// [`Self::tr_idle_exit`] when traced: kept out of line, so an untraced run pays one test.
+    #[inline(never)]
+    fn record_idle_exit(&mut self, c: usize, idx: usize, miss: IdleMiss) {
         let now = self.now;
         let Some(buf) = self.trace.as_deref_mut() else {
             return;
@@ -241,7 +250,24 @@ impl Engine<'_> {
     /// A `__update_load_avg_se()` / `__update_load_avg_blocked_se()` call on task `t`
     /// (cfs_rq of CPU `c`) at PELT clock `now` that started from `before` and returned
     /// `ret`: the probe record and, when it decayed, `lisa__sched_pelt_se`.
+    #[inline]
     pub(super) fn tr_pelt_se(
+        &mut self,
+        c: usize,
+        t: usize,
+        now: u64,
+        ent: Option<&SchedEntityPelt>,
+        before: SchedAvg,
+        ret: i32,
+    ) {
+        if self.trace.is_some() {
+            self.record_pelt_se(c, t, now, ent, before, ret);
+        }
+    }
+
+    /// [`Self::tr_pelt_se`] when traced: kept out of line, so an untraced run pays one test.
+    #[inline(never)]
+    fn record_pelt_se(
         &mut self,
         c: usize,
         t: usize,
@@ -423,7 +449,16 @@ impl Engine<'_> {
     }
 
     /// `lisa__sched_util_est_cfs` of `c` (after util_est_enqueue / dequeue).
+    #[inline]
     pub(super) fn tr_util_est_cfs(&mut self, c: usize) {
+        if self.trace.is_some() {
+            self.record_util_est_cfs(c);
+        }
+    }
+
+    /// [`Self::tr_util_est_cfs`] when traced: kept out of line, so an untraced run pays one test.
+    #[inline(never)]
+    fn record_util_est_cfs(&mut self, c: usize) {
         let now = self.now;
         let Some(buf) = self.trace.as_deref_mut() else {
             return;
@@ -602,7 +637,26 @@ impl Engine<'_> {
     /// the core's reason), with the CPU views and task view the placement read and, for
     /// EAS, what `find_energy_efficient_cpu()` computed.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(super) fn tr_place(
+        &mut self,
+        t: usize,
+        prev: usize,
+        dst: usize,
+        why: (PlacementRule, &'static str),
+        views: &[CpuView],
+        p: &TaskView,
+        feec: Option<&FeecResult>,
+    ) {
+        if self.trace.is_some() {
+            self.record_place(t, prev, dst, why, views, p, feec);
+        }
+    }
+
+    /// [`Self::tr_place`] when traced: kept out of line, so an untraced run pays one test.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn record_place(
         &mut self,
         t: usize,
         prev: usize,

@@ -9,7 +9,8 @@ use schedmath::profile::FairClass;
 impl Engine<'_> {
     pub(super) fn tick(&mut self) {
         let now = self.now;
-        self.rec.eas_estimate(now, self.eas_estimate());
+        let estimate = self.eas_estimate();
+        self.rec.eas_estimate(now, estimate);
         self.rec.util_sample(&self.tasks);
         for c in 0..self.rqs.len() {
             match self.rqs[c].curr {
@@ -163,23 +164,22 @@ impl Engine<'_> {
 
     /// The EM's estimate of the platform's power now, in `cost × util` units summed over
     /// performance domains (`em_cpu_energy()` of each with its current utilizations).
-    pub(super) fn eas_estimate(&self) -> u128 {
+    /// Each CPU's `effective_cpu_util()` input is schedutil's view of it (every field the
+    /// same, its `cpu_util_cfs()` kept between ticks while the signals hold) without the
+    /// two fields only schedutil has.
+    pub(super) fn eas_estimate(&mut self) -> u128 {
+        let uclamp_used = self.keys.uclamp_is_used;
+        let (rqs, memo) = (&self.rqs, &mut self.util_memo);
         let mut total = 0u128;
         for d in &self.platform.domains {
             let Some(em) = d.em.as_ref() else { continue };
             let (mut sum, mut max) = (0u64, 0u64);
             for &c in &d.cpus {
-                let r = &self.rqs[c];
                 let e = effective_cpu_util(&EffectiveUtilInput {
-                    capacity: r.capacity_orig,
-                    util_cfs: cpu_util_cfs(&self.util_rq(c)),
-                    util_rt: r.rt.util_avg,
-                    util_irq: r.irq.util_avg,
-                    rt_runnable: r.nr_rt > 0,
-                    uclamp_used: self.keys.uclamp_is_used,
-                    uclamp_min: self.rq_clamp(c, UclampId::Min),
-                    uclamp_max: self.rq_clamp(c, UclampId::Max),
-                    ..Default::default()
+                    uclamp_used,
+                    util_cfs_boost: 0,
+                    idle_calls: 0,
+                    ..sugov_rq(&rqs[c], c, &mut memo[c])
                 });
                 sum += e.ret;
                 max = max.max(sugov_effective_cpu_perf(e.ret, e.min, e.max));

@@ -123,30 +123,29 @@ impl Engine<'_> {
         }
     }
 
-    /// What the placement reads about every CPU, into `out`.
+    /// What the placement reads about every CPU, into `out`: one pass over the runqueues
+    /// and idle states side by side (no index, no bounds check per field).
     pub(super) fn cpu_views(&self, out: &mut Vec<CpuView>) {
         out.clear();
-        out.extend((0..self.rqs.len()).map(|c| {
-            let r = &self.rqs[c];
-            CpuView {
-                util: self.util_rq(c),
-                capacity: self.capacity(c),
-                util_rt: r.rt.util_avg,
-                util_irq: r.irq.util_avg,
-                rt_runnable: r.nr_rt > 0,
-                uclamp_min: self.rq_clamp(c, UclampId::Min),
-                uclamp_max: self.rq_clamp(c, UclampId::Max),
-                uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
-                idle: r.is_idle(),
-                sched_idle: r.is_sched_idle(),
-                exit_latency: match (r.idle, &self.idle[c]) {
-                    (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
-                    _ => None,
-                },
-                idle_stamp: r.idle_stamp,
-                load: r.cfs.load_avg,
-                nr_running: r.nr_running(),
-            }
+        let cpus = self.rqs.iter().zip(&self.idle).enumerate();
+        out.extend(cpus.map(|(c, (r, ci))| CpuView {
+            util: util_rq_of(r, c),
+            capacity: capacity_of(r),
+            util_rt: r.rt.util_avg,
+            util_irq: r.irq.util_avg,
+            rt_runnable: r.nr_rt > 0,
+            uclamp_min: rq_clamp_of(r, UclampId::Min),
+            uclamp_max: rq_clamp_of(r, UclampId::Max),
+            uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
+            idle: r.is_idle(),
+            sched_idle: r.is_sched_idle(),
+            exit_latency: match (r.idle, ci) {
+                (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
+                _ => None,
+            },
+            idle_stamp: r.idle_stamp,
+            load: r.cfs.load_avg,
+            nr_running: r.nr_running(),
         }));
     }
 
