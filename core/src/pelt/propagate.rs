@@ -260,6 +260,97 @@ mod tests {
     }
 
     #[test]
+    fn runnable_is_copied_down_with_the_parents_divider() {
+        let mut cfs = SchedAvg {
+            runnable_avg: 300,
+            runnable_sum: 300 * 47000,
+            ..SchedAvg::default()
+        };
+        let mut se = SchedAvg {
+            runnable_avg: 100,
+            runnable_sum: 100 * 47000,
+            ..SchedAvg::default()
+        };
+        let g = SchedAvg {
+            runnable_avg: 250,
+            ..SchedAvg::default()
+        };
+        update_tg_cfs_runnable(&mut cfs, &mut se, &g, T);
+        // Divider 46718 (period_contrib 0): 250 * 46718 = 11 679 500.
+        assert_eq!((se.runnable_avg, se.runnable_sum), (250, 11_679_500));
+        // 14 100 000 + (11 679 500 - 4 700 000), above 450 * 46718 = 21 023 100.
+        assert_eq!((cfs.runnable_avg, cfs.runnable_sum), (450, 21_079_500));
+        // No difference: nothing moves.
+        let before = (cfs, se);
+        update_tg_cfs_runnable(&mut cfs, &mut se, &g, T);
+        assert_eq!((cfs, se), before);
+    }
+
+    #[test]
+    fn propagation_runs_once_and_hands_the_runnable_sum_up() {
+        let mut cfs = SchedAvg::default();
+        let mut prop = Propagate::default();
+        let mut se = SchedAvg::default();
+        let g = SchedAvg {
+            util_avg: 200,
+            runnable_avg: 300,
+            ..SchedAvg::default()
+        };
+        let mut gp = Propagate::default();
+        // Nothing flagged below: nothing to do.
+        assert!(!propagate_entity_load_avg(
+            &mut cfs,
+            &mut prop,
+            &mut se,
+            1024,
+            &g,
+            1 << 20,
+            &mut gp,
+            T
+        ));
+        assert_eq!((cfs, se, prop), Default::default());
+        add_tg_cfs_propagate(&mut gp, 1 << 30);
+        assert!(propagate_entity_load_avg(
+            &mut cfs,
+            &mut prop,
+            &mut se,
+            1024,
+            &g,
+            1 << 20,
+            &mut gp,
+            T
+        ));
+        assert_eq!(gp, Propagate::default());
+        assert_eq!(
+            prop,
+            Propagate {
+                propagate: true,
+                prop_runnable_sum: 1 << 30
+            }
+        );
+        // util and runnable copied; load clipped to a full period: load_avg = weight.
+        assert_eq!(
+            (se.util_avg, se.runnable_avg, se.load_avg),
+            (200, 300, 1024)
+        );
+        assert_eq!(
+            (cfs.util_avg, cfs.runnable_avg, cfs.load_avg),
+            (200, 300, 1024)
+        );
+        // Cleared: a second call does nothing.
+        assert!(!propagate_entity_load_avg(
+            &mut cfs,
+            &mut prop,
+            &mut se,
+            1024,
+            &g,
+            1 << 20,
+            &mut gp,
+            T
+        ));
+    }
+
+    #[test]
     fn a_gained_runnable_sum_loads_the_entity_at_most_fully() {
         let mut cfs = SchedAvg::default();
         let mut se = SchedAvg::default();
