@@ -230,25 +230,38 @@ mod tests {
     }
 
     #[test]
-    fn util_is_copied_down_and_the_parent_gains_the_difference() {
+    fn util_and_runnable_are_copied_down_and_the_parent_gains_the_difference() {
         let mut cfs = SchedAvg {
             util_avg: 300,
             util_sum: 300 * 47000,
+            runnable_avg: 300,
+            runnable_sum: 300 * 47000,
             ..SchedAvg::default()
         };
         let mut se = SchedAvg {
             util_avg: 100,
             util_sum: 100 * 47000,
+            runnable_avg: 100,
+            runnable_sum: 100 * 47000,
             ..SchedAvg::default()
         };
         let g = SchedAvg {
             util_avg: 250,
+            runnable_avg: 250,
             ..SchedAvg::default()
         };
         update_tg_cfs_util(&mut cfs, &mut se, &g, T);
-        assert_eq!(se.util_avg, 250);
-        assert_eq!(se.util_sum, 250 * T.pelt_min_divider());
-        assert_eq!(cfs.util_avg, 450);
+        update_tg_cfs_runnable(&mut cfs, &mut se, &g, T);
+        // Divider 46718 (period_contrib 0): 250 * 46718 = 11 679 500; the parent's sum
+        // 14 100 000 + (11 679 500 - 4 700 000), above 450 * 46718 = 21 023 100.
+        assert_eq!((se.util_avg, se.util_sum), (250, 11_679_500));
+        assert_eq!((se.runnable_avg, se.runnable_sum), (250, 11_679_500));
+        assert_eq!((cfs.util_avg, cfs.util_sum), (450, 21_079_500));
+        assert_eq!((cfs.runnable_avg, cfs.runnable_sum), (450, 21_079_500));
+        // No difference: nothing moves.
+        let before = (cfs, se);
+        update_tg_cfs_runnable(&mut cfs, &mut se, &g, T);
+        assert_eq!((cfs, se), before);
         // A loss larger than the parent's stops at 0.
         let g0 = SchedAvg::default();
         let mut small = SchedAvg {
@@ -257,33 +270,6 @@ mod tests {
         };
         update_tg_cfs_util(&mut small, &mut se, &g0, T);
         assert_eq!((small.util_avg, se.util_avg), (0, 0));
-    }
-
-    #[test]
-    fn runnable_is_copied_down_with_the_parents_divider() {
-        let mut cfs = SchedAvg {
-            runnable_avg: 300,
-            runnable_sum: 300 * 47000,
-            ..SchedAvg::default()
-        };
-        let mut se = SchedAvg {
-            runnable_avg: 100,
-            runnable_sum: 100 * 47000,
-            ..SchedAvg::default()
-        };
-        let g = SchedAvg {
-            runnable_avg: 250,
-            ..SchedAvg::default()
-        };
-        update_tg_cfs_runnable(&mut cfs, &mut se, &g, T);
-        // Divider 46718 (period_contrib 0): 250 * 46718 = 11 679 500.
-        assert_eq!((se.runnable_avg, se.runnable_sum), (250, 11_679_500));
-        // 14 100 000 + (11 679 500 - 4 700 000), above 450 * 46718 = 21 023 100.
-        assert_eq!((cfs.runnable_avg, cfs.runnable_sum), (450, 21_079_500));
-        // No difference: nothing moves.
-        let before = (cfs, se);
-        update_tg_cfs_runnable(&mut cfs, &mut se, &g, T);
-        assert_eq!((cfs, se), before);
     }
 
     #[test]
