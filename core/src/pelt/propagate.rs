@@ -283,29 +283,15 @@ mod tests {
             ..SchedAvg::default()
         };
         let mut gp = Propagate::default();
+        let run =
+            |cfs: &mut SchedAvg, prop: &mut Propagate, se: &mut SchedAvg, gp: &mut Propagate| {
+                propagate_entity_load_avg(cfs, prop, se, 1024, &g, 1 << 20, gp, T)
+            };
         // Nothing flagged below: nothing to do.
-        assert!(!propagate_entity_load_avg(
-            &mut cfs,
-            &mut prop,
-            &mut se,
-            1024,
-            &g,
-            1 << 20,
-            &mut gp,
-            T
-        ));
+        assert!(!run(&mut cfs, &mut prop, &mut se, &mut gp));
         assert_eq!((cfs, se, prop), Default::default());
         add_tg_cfs_propagate(&mut gp, 1 << 30);
-        assert!(propagate_entity_load_avg(
-            &mut cfs,
-            &mut prop,
-            &mut se,
-            1024,
-            &g,
-            1 << 20,
-            &mut gp,
-            T
-        ));
+        assert!(run(&mut cfs, &mut prop, &mut se, &mut gp));
         assert_eq!(gp, Propagate::default());
         assert_eq!(
             prop,
@@ -324,16 +310,7 @@ mod tests {
             (200, 300, 1024)
         );
         // Cleared: a second call does nothing.
-        assert!(!propagate_entity_load_avg(
-            &mut cfs,
-            &mut prop,
-            &mut se,
-            1024,
-            &g,
-            1 << 20,
-            &mut gp,
-            T
-        ));
+        assert!(!run(&mut cfs, &mut prop, &mut se, &mut gp));
     }
 
     #[test]
