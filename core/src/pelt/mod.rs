@@ -443,8 +443,19 @@ pub fn post_init_entity_util_avg(
 
 /// `sub_positive()` (kernel/sched/fair.c): `*ptr -= min(*ptr, val)`.
 #[inline]
-fn sub_positive(v: u64, d: u64) -> u64 {
+pub(crate) fn sub_positive(v: u64, d: u64) -> u64 {
     v - core::cmp::min(v, d)
+}
+
+/// `max_t(u32, sum, avg * PELT_MIN_DIVIDER)` (kernel/sched/fair.c, after every subtraction
+/// from a cfs_rq's sums): keeps a sum from falling below what its average implies; both
+/// sides truncated to 32 bits first.
+#[inline]
+pub(crate) fn at_least_min_divider(sum: u64, avg: u64, t: &PeltTables) -> u64 {
+    u64::from(core::cmp::max(
+        sum as u32,
+        (avg as u32).wrapping_mul(t.pelt_min_divider()),
+    ))
 }
 
 /// `attach_entity_load_avg()` (kernel/sched/fair.c), root cfs_rq, no group propagation:
@@ -496,12 +507,7 @@ pub fn detach_entity_load_avg(
     t: &PeltTables,
 ) {
     let min_div = t.pelt_min_divider();
-    let max_u32 = |sum: u64, avg: u64| {
-        u64::from(core::cmp::max(
-            sum as u32,
-            (avg as u32).wrapping_mul(min_div),
-        )) // max_t(u32, ..)
-    };
+    let max_u32 = |sum: u64, avg: u64| at_least_min_divider(sum, avg, t);
     cfs_rq.load_avg = sub_positive(cfs_rq.load_avg, se.load_avg);
     cfs_rq.load_sum = sub_positive(cfs_rq.load_sum, se_weight.wrapping_mul(se.load_sum));
     cfs_rq.load_sum = max_u32(cfs_rq.load_sum, cfs_rq.load_avg);
@@ -577,12 +583,7 @@ pub fn update_cfs_rq_load_avg(
         let r = core::mem::take(removed);
         let divider = u64::from(get_pelt_divider(sa, t));
         let min_div = t.pelt_min_divider();
-        let at_least = |sum: u64, avg: u64| {
-            u64::from(core::cmp::max(
-                sum as u32,
-                (avg as u32).wrapping_mul(min_div),
-            ))
-        };
+        let at_least = |sum: u64, avg: u64| at_least_min_divider(sum, avg, t);
         sa.load_avg = sub_positive(sa.load_avg, r.load_avg);
         sa.load_sum = sub_positive(sa.load_sum, r.load_avg.wrapping_mul(divider));
         sa.load_sum = at_least(sa.load_sum, sa.load_avg);

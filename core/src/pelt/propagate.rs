@@ -10,7 +10,9 @@
 //! copies util and runnable down to the entity and estimates its load from the runnable
 //! sum the group gained or lost.
 
-use super::{get_pelt_divider, CfsRqRemoved, PeltTables, SchedAvg};
+use super::{
+    at_least_min_divider, get_pelt_divider, sub_positive, CfsRqRemoved, PeltTables, SchedAvg,
+};
 use crate::math::{div_u64, scale_load_down, SCHED_CAPACITY_SHIFT};
 
 /// `cfs_rq->propagate` and `cfs_rq->prop_runnable_sum` of a group cfs_rq.
@@ -66,14 +68,6 @@ fn add_positive_u32(var: u32, val: i64) -> u32 {
     }
 }
 
-/// `max_t(u32, sum, avg * PELT_MIN_DIVIDER)`: both sides truncated to 32 bits.
-fn at_least_u32(sum: u64, avg: u64, t: &PeltTables) -> u64 {
-    u64::from(core::cmp::max(
-        sum as u32,
-        (avg as u32).wrapping_mul(t.pelt_min_divider()),
-    ))
-}
-
 /// `update_tg_cfs_util()`: the group entity takes its group cfs_rq's `util_avg` (its sum
 /// rebuilt with the parent's divider) and the parent cfs_rq gains the difference.
 pub fn update_tg_cfs_util(cfs: &mut SchedAvg, se: &mut SchedAvg, gcfs: &SchedAvg, t: &PeltTables) {
@@ -88,7 +82,7 @@ pub fn update_tg_cfs_util(cfs: &mut SchedAvg, se: &mut SchedAvg, gcfs: &SchedAvg
     se.util_sum = new_sum;
     cfs.util_avg = add_positive_u64(cfs.util_avg, delta_avg);
     cfs.util_sum = add_positive_u32(cfs.util_sum, delta_sum);
-    cfs.util_sum = at_least_u32(u64::from(cfs.util_sum), cfs.util_avg, t) as u32;
+    cfs.util_sum = at_least_min_divider(u64::from(cfs.util_sum), cfs.util_avg, t) as u32;
 }
 
 /// `update_tg_cfs_runnable()`: as [`update_tg_cfs_util`] for `runnable_avg`.
@@ -109,7 +103,7 @@ pub fn update_tg_cfs_runnable(
     se.runnable_sum = u64::from(new_sum);
     cfs.runnable_avg = add_positive_u64(cfs.runnable_avg, delta_avg);
     cfs.runnable_sum = add_positive_u64(cfs.runnable_sum, delta_sum);
-    cfs.runnable_sum = at_least_u32(cfs.runnable_sum, cfs.runnable_avg, t);
+    cfs.runnable_sum = at_least_min_divider(cfs.runnable_sum, cfs.runnable_avg, t);
 }
 
 /// `update_tg_cfs_load()`: the group entity's load from the runnable sum its group cfs_rq
@@ -157,7 +151,7 @@ pub fn update_tg_cfs_load(
     se.load_avg = load_avg;
     cfs.load_avg = add_positive_u64(cfs.load_avg, delta_avg);
     cfs.load_sum = add_positive_u64(cfs.load_sum, delta_sum);
-    cfs.load_sum = at_least_u32(cfs.load_sum, cfs.load_avg, t);
+    cfs.load_sum = at_least_min_divider(cfs.load_sum, cfs.load_avg, t);
 }
 
 /// `propagate_entity_load_avg()` for a group entity: if its group cfs_rq has something to
@@ -196,10 +190,9 @@ pub fn reweight_entity_load_avg(
     t: &PeltTables,
 ) {
     let old = scale_load_down(old_weight);
-    cfs.load_avg = cfs.load_avg - cfs.load_avg.min(se.load_avg);
-    let d = old.wrapping_mul(se.load_sum);
-    cfs.load_sum = cfs.load_sum - cfs.load_sum.min(d);
-    cfs.load_sum = at_least_u32(cfs.load_sum, cfs.load_avg, t);
+    cfs.load_avg = sub_positive(cfs.load_avg, se.load_avg);
+    cfs.load_sum = sub_positive(cfs.load_sum, old.wrapping_mul(se.load_sum));
+    cfs.load_sum = at_least_min_divider(cfs.load_sum, cfs.load_avg, t);
     let new = scale_load_down(new_weight);
     let divider = get_pelt_divider(se, t);
     se.load_avg = div_u64(new.wrapping_mul(se.load_sum), divider).unwrap_or(se.load_avg);
