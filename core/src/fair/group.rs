@@ -22,6 +22,11 @@ pub const TG_LOAD_AVG_RATE_LIMIT_NS: u64 = 1_000_000;
 
 /// `CGROUP_WEIGHT_DFL`: cgroup v2's default `cpu.weight`.
 pub const CGROUP_WEIGHT_DFL: u64 = 100;
+/// `CGROUP_WEIGHT_MIN` / `CGROUP_WEIGHT_MAX` (include/linux/cgroup.h): the range
+/// `cpu.weight` accepts.
+pub const CGROUP_WEIGHT_MIN: u64 = 1;
+/// See [`CGROUP_WEIGHT_MIN`].
+pub const CGROUP_WEIGHT_MAX: u64 = 10_000;
 
 /// `sched_weight_from_cgroup()` (kernel/sched/sched.h; cpu_weight_write_u64() in v6.1):
 /// cgroup v2 `cpu.weight` → unscaled shares, `DIV_ROUND_CLOSEST_ULL(w * 1024, 100)`

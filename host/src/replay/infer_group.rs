@@ -24,7 +24,7 @@ use std::path::Path;
 
 use schedmath::fair::group::{
     calc_group_shares, sched_weight_from_cgroup, update_tg_load_avg, TgLoadContrib,
-    CGROUP_WEIGHT_DFL,
+    CGROUP_WEIGHT_DFL, CGROUP_WEIGHT_MAX, CGROUP_WEIGHT_MIN,
 };
 use schedmath::math::scale_load;
 use schedmath::pelt::propagate::{
@@ -109,8 +109,8 @@ pub fn shares_from_meta(trace: &Path) -> anyhow::Result<BTreeMap<String, u64>> {
     if !meta.exists() {
         return Ok(BTreeMap::new());
     }
-    let text =
-        std::fs::read_to_string(&meta).map_err(|e| anyhow::anyhow!("{}: {e}", meta.display()))?;
+    // Bounded and refusing devices/FIFOs like every other input file.
+    let text = crate::limits::read_text(&meta)?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", meta.display()))?;
     let mut out = BTreeMap::new();
@@ -119,9 +119,9 @@ pub fn shares_from_meta(trace: &Path) -> anyhow::Result<BTreeMap<String, u64>> {
             let w = g
                 .get("cpu.weight")
                 .map_or(Some(CGROUP_WEIGHT_DFL), |w| w.as_u64());
-            let Some(w) = w.filter(|w| (1..=10_000).contains(w)) else {
+            let Some(w) = w.filter(|w| (CGROUP_WEIGHT_MIN..=CGROUP_WEIGHT_MAX).contains(w)) else {
                 anyhow::bail!(
-                    "{}: cgroups.{path}.cpu.weight: not a weight in 1..=10000",
+                    "{}: cgroups.{path}.cpu.weight: not a weight in {CGROUP_WEIGHT_MIN}..={CGROUP_WEIGHT_MAX}",
                     meta.display()
                 );
             };
