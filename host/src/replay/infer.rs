@@ -74,6 +74,9 @@ struct Deferred {
     step: Step,
     /// cfs_rq updates before the step, counted from the previous step.
     after: u32,
+    /// The step runs in `pid`'s own context (do_exit()'s sched_move_task()): while `pid`
+    /// is switched out on this CPU, neither its updates nor the sched events are the step's.
+    own: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -103,7 +106,8 @@ struct Task {
     /// Unscaled weight; `None` = not a fair task.
     weight: Option<u64>,
     avg: Option<SchedAvg>,
-    /// `sched_process_exit` seen: its load leaves at its last switch-out.
+    /// `sched_process_exit` seen: its load leaves at its last switch-out (the one that
+    /// does not leave it runnable: a preempted exiting task comes back to finish do_exit()).
     exiting: bool,
     /// Trace time of its pending `sched_waking` (as a clock-read instant) and the CPU that
     /// wrote it: try_to_wake_up() reads the target rq's clock for the enqueue right after
@@ -840,7 +844,7 @@ impl InferReplay {
                     util_est_update(avg, true, &ue_cpu);
                 }
             }
-            if p.exiting {
+            if p.exiting && sleeping {
                 // task_dead_fair() after the last switch: its load leaves the cfs_rq.
                 self.exit(pid);
             }
@@ -916,12 +920,14 @@ impl InferReplay {
                 ts,
                 step: Step::Detach,
                 after: 2,
+                own: true,
             });
             q.push_back(Deferred {
                 pid,
                 ts,
                 step: Step::Attach,
                 after: 1,
+                own: true,
             });
         }
     }
@@ -930,6 +936,13 @@ impl InferReplay {
     /// (`record`: one was), or every step (`record` false: a sched event came first).
     fn run_deferred(&mut self, cpu: u32, record: bool) {
         loop {
+            let front = self.cpus.get(&cpu).and_then(|c| c.deferred.front());
+            let Some(&Deferred { pid, own, .. }) = front else {
+                return;
+            };
+            if own && self.switched_out(pid, cpu) {
+                return;
+            }
             let Some(q) = self.cpus.get_mut(&cpu).map(|c| &mut c.deferred) else {
                 return;
             };
@@ -947,6 +960,24 @@ impl InferReplay {
             }
             if record {
                 return;
+            }
+        }
+    }
+
+    /// Whether `pid` is queued on `cpu` but not running there: a task preempted between
+    /// `sched_process_exit` and its sched_move_task() (exit_files() can wake its parent
+    /// first) does the move only once it runs again.
+    fn switched_out(&self, pid: i32, cpu: u32) -> bool {
+        let on_cpu = self.tasks.get(&pid).is_some_and(|t| t.cpu == cpu);
+        on_cpu && self.cpus.get(&cpu).and_then(|c| c.curr) != Some(pid)
+    }
+
+    /// A task switched back in on `cpu` at `ts`: its own deferred steps read the clock
+    /// from then on.
+    fn resume_deferred(&mut self, pid: i32, cpu: u32, ts: u64) {
+        if let Some(c) = self.cpus.get_mut(&cpu) {
+            for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
+                d.ts = d.ts.max(ts);
             }
         }
     }
@@ -1116,6 +1147,7 @@ impl InferReplay {
                 ts,
                 step: Step::Attach,
                 after: 1,
+                own: false,
             });
         } else {
             self.attach_detached(pid, to, ts);
@@ -1209,7 +1241,10 @@ impl InferReplay {
                 child_pid,
                 ..
             } => self.groups.fork(parent_pid, child_pid),
-            Event::Switch(ref s) => self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?,
+            Event::Switch(ref s) => {
+                self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?;
+                self.resume_deferred(s.next_pid, cpu, ts);
+            }
             Event::Wakeup {
                 comm,
                 pid,
