@@ -85,6 +85,17 @@ enum Step {
     Attach,
 }
 
+impl Step {
+    /// cfs_rq updates of sched_move_task() before this step, counted from the previous
+    /// one: the dequeue's and detach_entity_cfs_rq()'s, then attach_entity_cfs_rq()'s.
+    fn move_updates(self) -> u32 {
+        match self {
+            Step::Detach => 2,
+            Step::Attach => 1,
+        }
+    }
+}
+
 /// `NICE_0_LOAD` unscaled.
 const NICE_0_WEIGHT: u64 = 1024;
 
@@ -919,28 +930,29 @@ impl InferReplay {
                 pid,
                 ts,
                 step: Step::Detach,
-                after: 2,
+                after: Step::Detach.move_updates(),
                 own: true,
             });
             q.push_back(Deferred {
                 pid,
                 ts,
                 step: Step::Attach,
-                after: 1,
+                after: Step::Attach.move_updates(),
                 own: true,
             });
         }
     }
 
     /// Runs the first deferred step of `cpu` if its cfs_rq update has been recorded
-    /// (`record`: one was), or every step (`record` false: a sched event came first).
-    fn run_deferred(&mut self, cpu: u32, record: bool) {
+    /// (`record`: one was), or every step (`record` false: a sched event came first) but
+    /// the own steps of `preempted` (switched out runnable by that event: not moved yet).
+    fn run_deferred(&mut self, cpu: u32, record: bool, preempted: Option<i32>) {
         loop {
             let front = self.cpus.get(&cpu).and_then(|c| c.deferred.front());
             let Some(&Deferred { pid, own, .. }) = front else {
                 return;
             };
-            if own && self.switched_out(pid, cpu) {
+            if own && (self.switched_out(pid, cpu) || preempted == Some(pid)) {
                 return;
             }
             let Some(q) = self.cpus.get_mut(&cpu).map(|c| &mut c.deferred) else {
@@ -973,11 +985,12 @@ impl InferReplay {
     }
 
     /// A task switched back in on `cpu` at `ts`: its own deferred steps read the clock
-    /// from then on.
+    /// from then on, and the updates they wait for are still all to come.
     fn resume_deferred(&mut self, pid: i32, cpu: u32, ts: u64) {
         if let Some(c) = self.cpus.get_mut(&cpu) {
             for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
                 d.ts = d.ts.max(ts);
+                d.after = d.step.move_updates();
             }
         }
     }
@@ -1218,7 +1231,11 @@ impl InferReplay {
             }
         }
         if let Some(c) = Self::settles(ev, cpu) {
-            self.run_deferred(c, false);
+            let preempted = match ev {
+                Event::Switch(s) if s.prev_runnable() => Some(s.prev_pid),
+                _ => None,
+            };
+            self.run_deferred(c, false, preempted);
         }
         let r = self.event_inner(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
@@ -1455,7 +1472,7 @@ impl InferReplay {
                         }
                     }
                     self.cpus.entry(ncpu).or_default().cfs = Some(cfs);
-                    self.run_deferred(ncpu, true);
+                    self.run_deferred(ncpu, true, None);
                     return;
                 };
                 let mut p = ours;
@@ -1478,7 +1495,7 @@ impl InferReplay {
                 cpu.perf.0 += perf(kafter.util_avg);
                 cpu.perf.1 += perf(p.util_avg);
                 cpu.perf.2 += 1;
-                self.run_deferred(ncpu, true);
+                self.run_deferred(ncpu, true, None);
             }
             EntityKey::Task(pid) => {
                 let comm = c.comm.unwrap_or("");
@@ -1786,6 +1803,56 @@ mod tests {
         assert_eq!(m.update_curr(7), Some(3));
         m.event(4, 0, 7, &tick);
         assert_eq!(m.update_curr(7), None);
+    }
+
+    /// do_exit() can wake another task and be preempted between `sched_process_exit` and
+    /// its sched_move_task(): the task is not dead at that switch-out, and the move waits
+    /// until it runs again (its clock from that switch-in); it dies at its `X` switch.
+    #[test]
+    fn an_exiting_task_preempted_before_its_move_finishes_its_exit_later() {
+        let sw = |prev_pid, prev_state, next_pid| {
+            Event::Switch(Switch {
+                prev_comm: "p",
+                prev_pid,
+                prev_prio: Some(120),
+                prev_state,
+                next_comm: "n",
+                next_pid,
+                next_prio: Some(120),
+            })
+        };
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        r.current(0, 10, "cut");
+        let c = r.cpus.entry(0).or_default();
+        c.offset = Some(0);
+        c.cfs = Some(SchedAvg::default());
+        if let Some(t) = r.tasks.get_mut(&10) {
+            t.avg = Some(SchedAvg::default());
+        }
+        let steps = |r: &InferReplay| -> Vec<(u64, bool)> {
+            r.cpus[&0].deferred.iter().map(|d| (d.ts, d.own)).collect()
+        };
+        r.event(
+            1_000,
+            0,
+            &Event::Exit {
+                comm: "cut",
+                pid: 10,
+            },
+        )
+        .unwrap();
+        assert_eq!(steps(&r), [(1_000, true), (1_000, true)]);
+        // Preempted by the task it woke: still alive on cpu0, the move still pending.
+        r.event(2_000, 0, &sw(10, "R", 11)).unwrap();
+        assert_eq!(r.tasks[&10].cpu, 0);
+        assert_eq!(steps(&r), [(1_000, true), (1_000, true)]);
+        // That task sleeps, the exiting one runs again: the move reads the clock from now.
+        r.event(3_000, 0, &sw(11, "S", 10)).unwrap();
+        assert_eq!(steps(&r), [(3_000, true), (3_000, true)]);
+        // Its last switch: the move is done first, then task_dead_fair().
+        r.event(4_000, 0, &sw(10, "X", 0)).unwrap();
+        assert!(steps(&r).is_empty());
+        assert_eq!(r.tasks[&10].cpu, u32::MAX);
     }
 
     #[test]
