@@ -135,7 +135,7 @@ use crate::trace::record::{OuTest, PlacementRule, Trace};
 use crate::workload::{IrqShare, Workload};
 use schedmath::fair::eas::find_energy_efficient_cpu;
 use schedmath::fair::idlest::sched_balance_find_dst_cpu;
-use schedmath::fair::wake::{select_fallback_rq, select_idle_sibling, SisDomains};
+use schedmath::fair::wake::{select_fallback_rq, select_idle_sibling, SisDomains, WakeCpus};
 
 /// Simulated time between two calls of a run's progress callback (100 ms): a progress bar
 /// needs no more, and updating one at every tick cost the CLI 1 % of a run.
