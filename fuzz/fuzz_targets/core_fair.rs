@@ -463,7 +463,7 @@ fn placement(u: &mut Unstructured) -> Result<()> {
     } else {
         None
     };
-    let r = wake::select_idle_sibling(&cpus, &p, prev, target, recent, &sd, uclamp_used);
+    let r = wake::select_idle_sibling(cpus.as_slice(), &p, prev, target, recent, &sd, uclamp_used);
     let c = wake::select_fallback_rq(r.cpu, &allowed);
     if !allowed.is_empty() {
         assert!(allowed.contains(&c), "fallback {c} outside {allowed:?}");

@@ -57,6 +57,28 @@ impl WakeCpu {
     }
 }
 
+/// Where the fast path reads CPU views: a slice of them, or views built on demand (the
+/// simulator's: `select_idle_sibling()` mostly returns after reading one or two CPUs, so
+/// building every CPU's view first would cost more than the search).
+pub trait WakeCpus {
+    /// CPU `cpu`'s view; `None` past the last CPU.
+    fn view(&self, cpu: usize) -> Option<WakeCpu>;
+}
+
+impl WakeCpus for [WakeCpu] {
+    #[inline]
+    fn view(&self, cpu: usize) -> Option<WakeCpu> {
+        self.get(cpu).copied()
+    }
+}
+
+impl<const N: usize> WakeCpus for [WakeCpu; N] {
+    #[inline]
+    fn view(&self, cpu: usize) -> Option<WakeCpu> {
+        self.get(cpu).copied()
+    }
+}
+
 /// The task being placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -126,7 +148,7 @@ pub fn asym_fits_cpu(
 /// (`capacity_of()`, or `get_actual_cpu_capacity()` for a -1). `None` when no idle CPU
 /// has a capacity above 0.
 pub fn select_idle_capacity(
-    cpus: &[WakeCpu],
+    cpus: &(impl WakeCpus + ?Sized),
     p: &WakeTask,
     sd_span: &[usize],
     target: usize,
@@ -135,7 +157,7 @@ pub fn select_idle_capacity(
     let task_util = p.task_util_est();
     let (mut best_cap, mut best_fits, mut best_cpu) = (0u64, 0i32, None);
     for cpu in for_each_cpu_wrap(sd_span, target).filter(|&c| p.allowed_on(c)) {
-        let Some(v) = cpus.get(cpu) else { continue };
+        let Some(v) = cpus.view(cpu) else { continue };
         if !v.idle_or_sched_idle() {
             continue;
         }
@@ -167,14 +189,14 @@ pub fn select_idle_capacity(
 /// the task's CPUs, scanning from `target + 1`, wrapping (`__select_idle_cpu()`: idle or
 /// SCHED_IDLE-only).
 pub fn select_idle_cpu(
-    cpus: &[WakeCpu],
+    cpus: &(impl WakeCpus + ?Sized),
     p: &WakeTask,
     llc_span: &[usize],
     target: usize,
 ) -> Option<usize> {
     for_each_cpu_wrap(llc_span, target.saturating_add(1))
         .filter(|&c| p.allowed_on(c))
-        .find(|&c| cpus.get(c).is_some_and(WakeCpu::idle_or_sched_idle))
+        .find(|&c| cpus.view(c).is_some_and(|v| v.idle_or_sched_idle()))
 }
 
 /// Where the wake-up domains are, for [`select_idle_sibling`].
@@ -255,7 +277,7 @@ pub struct SisResult {
 /// `select_task_rq()` falls back if it is not allowed); `recent_used_cpu` is updated to
 /// `prev` only when neither `target` nor `prev` was taken.
 pub fn select_idle_sibling(
-    cpus: &[WakeCpu],
+    cpus: &(impl WakeCpus + ?Sized),
     p: &WakeTask,
     prev: usize,
     target: usize,
@@ -265,35 +287,38 @@ pub fn select_idle_sibling(
 ) -> SisResult {
     let asym = sd.asym_active;
     let task_util = p.task_util_est();
-    let idle = |c: usize| cpus.get(c).is_some_and(WakeCpu::idle_or_sched_idle);
-    let fits = |c: usize| {
-        asym_fits_cpu(
-            task_util,
-            p.uclamp_min,
-            p.uclamp_max,
-            uclamp_used,
-            cpus.get(c),
-            asym,
-        )
+    // Idle (or SCHED_IDLE-only) and, when asymmetric, fitting: one view read per CPU.
+    let idle_fits = |c: usize| {
+        cpus.view(c).is_some_and(|v| {
+            v.idle_or_sched_idle()
+                && asym_fits_cpu(
+                    task_util,
+                    p.uclamp_min,
+                    p.uclamp_max,
+                    uclamp_used,
+                    Some(&v),
+                    asym,
+                )
+        })
     };
     let done = |cpu, rule, recent_used_cpu| SisResult {
         cpu,
         rule,
         recent_used_cpu,
     };
-    if idle(target) && fits(target) {
+    if idle_fits(target) {
         return done(target, SisRule::Target, recent_used_cpu);
     }
     let share_cache = |c: usize| {
         sd.llc_span
             .is_some_and(|s| cpumask_test_cpu(c, s) && cpumask_test_cpu(target, s))
     };
-    if prev != target && share_cache(prev) && idle(prev) && fits(prev) {
+    if prev != target && share_cache(prev) && idle_fits(prev) {
         return done(prev, SisRule::Prev, recent_used_cpu);
     }
     let new_recent = Some(prev);
     if let Some(r) = recent_used_cpu {
-        if r != prev && r != target && share_cache(r) && idle(r) && p.allowed_on(r) && fits(r) {
+        if r != prev && r != target && share_cache(r) && p.allowed_on(r) && idle_fits(r) {
             return done(r, SisRule::RecentUsed, new_recent);
         }
     }
@@ -441,6 +466,11 @@ mod tests {
         let q = task(100, &only);
         let r = select_idle_sibling(&cpus, &q, 0, 0, Some(2), &sym(), false);
         assert_eq!((r.cpu, r.rule), (0, SisRule::Fallback));
+        // A slice reads the same views as the array; past the last CPU there is none.
+        let r = select_idle_sibling(&cpus[..], &p, 0, 0, None, &sym(), false);
+        assert_eq!((r.cpu, r.rule), (1, SisRule::IdleCpu));
+        assert_eq!(cpus[..].view(2), Some(cpus[2]));
+        assert_eq!((cpus[..].view(4), cpus.view(4)), (None, None));
     }
 
     #[test]

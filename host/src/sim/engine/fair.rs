@@ -159,11 +159,6 @@ impl Engine<'_> {
         curr_task: Option<usize>,
         mut f: impl FnMut(Ent, &SchedEntity),
     ) -> (CfsRq, Option<Ent>) {
-        let r = &self.rqs[c];
-        let curr = curr_task
-            .filter(|&t| self.tasks[t].is_fair())
-            .and_then(|t| self.entity_at(level, t))
-            .filter(|&e| self.se(c, e).on_rq);
         let mut cfs = CfsRq {
             min_vruntime: self.cfs_min_vruntime(c, level),
             ..CfsRq::default()
@@ -172,6 +167,31 @@ impl Engine<'_> {
             update_load_add(&mut cfs.load, se.load.weight);
             cfs.nr_queued += 1;
         };
+        let curr = self.cfs_tree(c, level, curr_task, |e, se| {
+            avg_vruntime_add(&mut cfs, se);
+            add(&mut cfs, se);
+            f(e, se);
+        });
+        if let Some(e) = curr {
+            add(&mut cfs, self.se(c, e));
+        }
+        (cfs, curr)
+    }
+
+    /// The entities of cfs_rq `level` of `c` with `curr_task`'s entity there as
+    /// `cfs_rq->curr`: `f` on each tree entity in tree order; returns curr.
+    fn cfs_tree(
+        &self,
+        c: usize,
+        level: usize,
+        curr_task: Option<usize>,
+        mut f: impl FnMut(Ent, &SchedEntity),
+    ) -> Option<Ent> {
+        let r = &self.rqs[c];
+        let curr = curr_task
+            .filter(|&t| self.tasks[t].is_fair())
+            .and_then(|t| self.entity_at(level, t))
+            .filter(|&e| self.se(c, e).on_rq);
         let tasks = || r.queue.iter().chain(&r.delayed).chain(curr_task.iter());
         for (i, &t) in tasks().enumerate() {
             let task = &self.tasks[t];
@@ -179,39 +199,37 @@ impl Engine<'_> {
             let queued = task.group == level && task.is_fair() && task.se.on_rq;
             // A task listed twice (queue and curr while a switch is under way) counts once.
             if queued && Some(e) != curr && !tasks().take(i).any(|&x| x == t) {
-                avg_vruntime_add(&mut cfs, &task.se);
-                add(&mut cfs, &task.se);
                 f(e, &task.se);
             }
         }
         for g in 1..r.grq.len() {
             let e = Ent::Group(g);
             if r.grq[g].se.on_rq && self.groups.tg(g).parent == level && Some(e) != curr {
-                let se = &r.grq[g].se;
-                avg_vruntime_add(&mut cfs, se);
-                add(&mut cfs, se);
-                f(e, se);
+                f(e, &r.grq[g].se);
             }
         }
-        if let Some(e) = curr {
-            add(&mut cfs, self.se(c, e));
-        }
-        (cfs, curr)
+        curr
     }
 
     /// `update_min_vruntime()` of cfs_rq `level` of `c` (rq curr as its curr); returns
-    /// the cfs_rq's `nr_queued`.
+    /// the cfs_rq's `nr_queued`. Only `min_vruntime` is kept, so the EEVDF sums the
+    /// kernel corrects there are not built (`update_curr()` runs this at every tick).
     pub(super) fn update_min_vruntime_at(&mut self, c: usize, level: usize) -> u32 {
-        let mut root: Option<u64> = None;
-        let (mut cfs, curr) = self.cfs_walk(c, level, self.rqs[c].curr, |_, se| {
+        let (mut root, mut nr_tree): (Option<u64>, u32) = (None, 0);
+        let curr = self.cfs_tree(c, level, self.rqs[c].curr, |_, se| {
+            nr_tree += 1;
             root = Some(root.map_or(se.vruntime, |m| {
                 schedmath::fair::min_vruntime(m, se.vruntime)
             }));
         });
-        let curr = curr.map(|e| self.se(c, e).as_curr());
-        update_min_vruntime(&mut cfs, curr, root, &self.profile);
+        let mut cfs = CfsRq {
+            min_vruntime: self.cfs_min_vruntime(c, level),
+            ..CfsRq::default()
+        };
+        let curr_se = curr.map(|e| self.se(c, e).as_curr());
+        update_min_vruntime(&mut cfs, curr_se, root, &self.profile);
         self.set_cfs_min_vruntime(c, level, cfs.min_vruntime);
-        cfs.nr_queued
+        nr_tree + u32::from(curr.is_some())
     }
 
     /// `update_curr()` on every cfs_rq of `c`'s running fair task `t`, which ran `delta`

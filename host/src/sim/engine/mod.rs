@@ -135,7 +135,7 @@ use crate::trace::record::{OuTest, PlacementRule, Trace};
 use crate::workload::{IrqShare, Workload};
 use schedmath::fair::eas::find_energy_efficient_cpu;
 use schedmath::fair::idlest::sched_balance_find_dst_cpu;
-use schedmath::fair::wake::{select_fallback_rq, select_idle_sibling, SisDomains};
+use schedmath::fair::wake::{select_fallback_rq, select_idle_sibling, SisDomains, WakeCpus};
 
 /// Simulated time between two calls of a run's progress callback (100 ms): a progress bar
 /// needs no more, and updating one at every tick cost the CLI 1 % of a run.
@@ -294,6 +294,8 @@ pub struct Engine<'p> {
     cpu_view: Vec<CpuView>,
     /// Per CPU: see [`UtilMemo`].
     util_memo: Vec<UtilMemo>,
+    /// Per CPU: its position in its frequency domain's CPU list (schedutil's `cpu`).
+    sugov_pos: Vec<usize>,
     /// The fast path's LLC span: every CPU (see [`crate::sim::placement`]).
     llc_span: Vec<usize>,
     /// Each CPU's [`sd_asym_cpucapacity`] span: topology only, built once.
@@ -557,6 +559,16 @@ impl<'p> Engine<'p> {
                 .collect(),
             cpu_view: Vec::new(),
             util_memo: vec![(None, (0, 0)); n],
+            sugov_pos: platform
+                .cpus
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let cpus = platform.domains.get(c.domain).map(|d| d.cpus.as_slice());
+                    cpus.and_then(|cpus| cpus.iter().position(|&cc| cc == i))
+                        .unwrap_or(0)
+                })
+                .collect(),
             llc_span: (0..n).collect(),
             asym_spans,
             pds: platform
@@ -911,22 +923,24 @@ impl<'p> Engine<'p> {
             }
         }
         // The views are written over the domain's own buffer (one entry per CPU of the
-        // policy, sized once): no push, no length check per CPU.
-        let mut view = std::mem::take(&mut self.sugov_views[d]);
-        let (rqs, memo) = (&self.rqs, &mut self.util_memo);
-        for (v, &cc) in view.iter_mut().zip(&self.doms[d].cpus) {
-            *v = sugov_rq(&rqs[cc], cc, &mut memo[cc]);
+        // policy, sized once) in place: no push, no length check per CPU, no move.
+        let Engine {
+            rqs,
+            util_memo,
+            sugov_views,
+            doms,
+            sugov_pos,
+            profile,
+            now,
+            ..
+        } = self;
+        let (view, dom) = (&mut sugov_views[d], &mut doms[d]);
+        for (v, &cc) in view.iter_mut().zip(&dom.cpus) {
+            *v = sugov_rq(&rqs[cc], cc, &mut util_memo[cc]);
         }
-        let pos = self.doms[d]
-            .cpus
-            .iter()
-            .position(|&cc| cc == c)
-            .unwrap_or(0);
-        let profile = self.profile;
-        let old = self.doms[d].cur();
-        let switched = self.doms[d].update(pos, &view, &profile, self.now, flags);
-        self.tr_sugov(d, c, flags, &view, old);
-        self.sugov_views[d] = view;
+        let old = dom.cur();
+        let switched = dom.update(sugov_pos[c], view, profile, *now, flags);
+        self.tr_sugov(d, c, flags, old);
         if let Some(f) = switched {
             let fref = self.doms[d].fref_khz;
             for i in 0..n {

@@ -575,15 +575,15 @@ impl Engine<'_> {
         );
     }
 
-    /// A schedutil update of domain `d` asked by `c` with the rq views `view` (policy
-    /// order), the frequency before being `old`: the decision record and, on a change,
-    /// `cpu_frequency` for each CPU of the policy.
-    pub(super) fn tr_sugov(&mut self, d: usize, c: usize, flags: u32, view: &[SugovRq], old: u32) {
+    /// A schedutil update of domain `d` asked by `c` with the domain's rq views (policy
+    /// order, as the update left them), the frequency before being `old`: the decision
+    /// record and, on a change, `cpu_frequency` for each CPU of the policy.
+    pub(super) fn tr_sugov(&mut self, d: usize, c: usize, flags: u32, old: u32) {
         let now = self.now;
         let Some(buf) = self.trace.as_deref_mut() else {
             return;
         };
-        let dom = &self.doms[d];
+        let (dom, view) = (&self.doms[d], &self.sugov_views[d]);
         let up = dom.last.unwrap_or_default();
         let cpus = dom
             .cpus

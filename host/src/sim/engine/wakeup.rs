@@ -8,11 +8,12 @@ impl Engine<'_> {
     pub(super) fn select_cpu(&mut self, t: usize) -> usize {
         // The placement reads the task's mask while the trace hooks need the engine
         // mutably: the mask is lent out for the call (a move, no allocation).
-        // The CPU views go into a reused buffer, lent out the same way.
+        // The paths that read every CPU build the views into a reused buffer, lent out
+        // the same way; the fast path reads the CPUs it tests only ([`RqViews`]).
         let allowed = std::mem::take(&mut self.tasks[t].allowed);
         let mut views = std::mem::take(&mut self.cpu_view);
-        self.cpu_views(&mut views);
-        let c = self.select_cpu_allowed(t, &allowed, &views);
+        views.clear();
+        let c = self.select_cpu_allowed(t, &allowed, &mut views);
         self.tasks[t].allowed = allowed;
         self.cpu_view = views;
         c
@@ -20,9 +21,15 @@ impl Engine<'_> {
 
     /// `select_task_rq()` → `select_task_rq_fair()` as [`crate::sim::placement`]
     /// describes it, each decision a core call.
-    fn select_cpu_allowed(&mut self, t: usize, allowed: &[usize], views: &[CpuView]) -> usize {
+    fn select_cpu_allowed(
+        &mut self,
+        t: usize,
+        allowed: &[usize],
+        views: &mut Vec<CpuView>,
+    ) -> usize {
         let uclamp_used = self.keys.uclamp_is_used;
         if self.tasks[t].state == TState::New {
+            let views = self.all_views(views);
             // Fork balancing (SD_BALANCE_FORK) takes the slow path, EAS or not;
             // wake_up_new_task() first sets recent_used_cpu to the parent's CPU.
             let p = self.task_view(t, allowed);
@@ -65,8 +72,9 @@ impl Engine<'_> {
                 asym_span: None,
                 llc_span: Some(&self.llc_span),
             };
-            let r = select_idle_sibling(views, &p, prev, prev, None, &sd, uclamp_used);
+            let r = select_idle_sibling(&self.rq_views(), &p, prev, prev, None, &sd, uclamp_used);
             let c = select_fallback_rq(r.cpu, allowed);
+            let views = self.traced_views(views);
             self.tr_place(
                 t,
                 prev,
@@ -80,6 +88,7 @@ impl Engine<'_> {
         }
         let asym_span = self.asym_spans.get(prev).and_then(Option::as_deref);
         if self.keys.sched_energy_enabled && !self.rd.overutilized {
+            let views = self.all_views(views);
             // The platform reader refuses more than NR_CPUS CPUs, so the record fits.
             if let Ok(r) =
                 find_energy_efficient_cpu(views, &self.pds, asym_span, &p, prev, uclamp_used)
@@ -98,9 +107,10 @@ impl Engine<'_> {
             llc_span: Some(&self.llc_span),
         };
         let recent = self.tasks[t].recent_used_cpu;
-        let r = select_idle_sibling(views, &p, prev, prev, recent, &sd, uclamp_used);
+        let r = select_idle_sibling(&self.rq_views(), &p, prev, prev, recent, &sd, uclamp_used);
         self.tasks[t].recent_used_cpu = r.recent_used_cpu;
         let c = select_fallback_rq(r.cpu, allowed);
+        let views = self.traced_views(views);
         self.tr_place(
             t,
             prev,
@@ -123,30 +133,33 @@ impl Engine<'_> {
         }
     }
 
-    /// What the placement reads about every CPU, into `out`: one pass over the runqueues
-    /// and idle states side by side (no index, no bounds check per field).
-    pub(super) fn cpu_views(&self, out: &mut Vec<CpuView>) {
-        out.clear();
-        let cpus = self.rqs.iter().zip(&self.idle).enumerate();
-        out.extend(cpus.map(|(c, (r, ci))| CpuView {
-            util: util_rq_of(r, c),
-            capacity: capacity_of(r),
-            util_rt: r.rt.util_avg,
-            util_irq: r.irq.util_avg,
-            rt_runnable: r.nr_rt > 0,
-            uclamp_min: rq_clamp_of(r, UclampId::Min),
-            uclamp_max: rq_clamp_of(r, UclampId::Max),
-            uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
-            idle: r.is_idle(),
-            sched_idle: r.is_sched_idle(),
-            exit_latency: match (r.idle, ci) {
-                (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
-                _ => None,
-            },
-            idle_stamp: r.idle_stamp,
-            load: r.cfs.load_avg,
-            nr_running: r.nr_running(),
-        }));
+    /// Every CPU's view, built into `views` by the first path of a placement that reads
+    /// them all (the fork walk, EAS, a trace record): one pass over the runqueues and idle
+    /// states side by side (no index, no bounds check per field).
+    fn all_views<'v>(&self, views: &'v mut Vec<CpuView>) -> &'v [CpuView] {
+        if views.is_empty() {
+            let cpus = self.rqs.iter().zip(&self.idle).enumerate();
+            views.extend(cpus.map(|(c, (r, ci))| cpu_view(c, r, ci.as_ref())));
+        }
+        views
+    }
+
+    /// [`Self::all_views`] for the placement record when the run is traced; none (the
+    /// hook records nothing) when not.
+    fn traced_views<'v>(&self, views: &'v mut Vec<CpuView>) -> &'v [CpuView] {
+        if self.trace.is_some() {
+            self.all_views(views)
+        } else {
+            &[]
+        }
+    }
+
+    /// The runqueues as the fast path reads them: a CPU's view built when it is read.
+    fn rq_views(&self) -> RqViews<'_> {
+        RqViews {
+            rqs: &self.rqs,
+            idle: &self.idle,
+        }
     }
 
     /// Runs the task's program from its current step until it must run, sleep or end,
@@ -359,5 +372,43 @@ impl Engine<'_> {
                 self.schedule(c);
             }
         }
+    }
+}
+
+/// What the placement reads about CPU `c` (runqueue `r`, idle states `ci`).
+fn cpu_view(c: usize, r: &Rq, ci: Option<&CpuIdle>) -> CpuView {
+    CpuView {
+        util: util_rq_of(r, c),
+        capacity: capacity_of(r),
+        util_rt: r.rt.util_avg,
+        util_irq: r.irq.util_avg,
+        rt_runnable: r.nr_rt > 0,
+        uclamp_min: rq_clamp_of(r, UclampId::Min),
+        uclamp_max: rq_clamp_of(r, UclampId::Max),
+        uclamp_idle: uclamp_rq_is_idle(&r.uclamp),
+        idle: r.is_idle(),
+        sched_idle: r.is_sched_idle(),
+        exit_latency: match (r.idle, ci) {
+            (Some(st), Some(ci)) => Some(ci.exit_latency_ns(st.idx)),
+            _ => None,
+        },
+        idle_stamp: r.idle_stamp,
+        load: r.cfs.load_avg,
+        nr_running: r.nr_running(),
+    }
+}
+
+/// The CPUs' views built when read ([`WakeCpus`]): `select_idle_sibling()` usually
+/// returns after testing the previous CPU, so building all of them first (~90
+/// instructions each) cost more than the search itself.
+struct RqViews<'a> {
+    rqs: &'a [Rq],
+    idle: &'a [Option<CpuIdle>],
+}
+
+impl WakeCpus for RqViews<'_> {
+    fn view(&self, cpu: usize) -> Option<CpuView> {
+        let (r, ci) = (self.rqs.get(cpu)?, self.idle.get(cpu)?);
+        Some(cpu_view(cpu, r, ci.as_ref()))
     }
 }
