@@ -242,12 +242,15 @@ const CLOCK_POINTS: usize = 8;
 /// when the task ran since its last one, then its PELT update) before a newly-idle balance
 /// that can take hundreds of µs, so its `sched_switch` comes late; a preempted task is
 /// updated the same way by put_prev_entity(). Follows the events one CPU wrote.
+/// The mark is the task's last update_curr() before its switch, not its first: a
+/// `__schedule()` that picks the running task again (a tick's resched on 6.12) and
+/// updates no event shows (a dequeue and enqueue of the running task) write one earlier.
 #[derive(Clone, Copy, Debug, Default)]
 struct ScheduleMark {
-    /// The first `sched_stat_runtime` of the CPU's running task since the CPU's last sched
+    /// The last `sched_stat_runtime` of the CPU's running task since the CPU's last sched
     /// event or timer exit: (pid, timestamp). The tick's and a local wake-up's own
     /// update_curr() come after their events' start and before their end.
-    first: Option<(i32, u64)>,
+    last: Option<(i32, u64)>,
     /// A task was moved to this CPU since: the next update_curr() of the running task is
     /// that task's enqueue (attach_task(), on a newly-idle balance after the dequeue or in
     /// the balance softirq), not a dequeue.
@@ -255,15 +258,15 @@ struct ScheduleMark {
 }
 
 impl ScheduleMark {
-    /// One event written on `cpu` at `ts` while `curr` ran there; true when it is the
-    /// first `sched_stat_runtime` since the last reset.
+    /// One event written on `cpu` at `ts` while `curr` ran there; true when it moved the
+    /// mark.
     fn event(&mut self, ts: u64, cpu: u32, curr: i32, ev: &Event<'_>) -> bool {
         match *ev {
             Event::StatRuntime { pid, .. } if pid == curr => {
-                if std::mem::take(&mut self.attach) || self.first.is_some() {
+                if std::mem::take(&mut self.attach) {
                     return false;
                 }
-                self.first = Some((pid, ts));
+                self.last = Some((pid, ts));
                 true
             }
             Event::Migrate { dest_cpu, .. } => {
@@ -284,7 +287,7 @@ impl ScheduleMark {
 
     /// The stamp of `prev`'s update_curr() in `__schedule()`, at its `sched_switch`.
     fn update_curr(&self, prev: i32) -> Option<u64> {
-        self.first.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
+        self.last.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
     }
 }
 
@@ -576,7 +579,7 @@ fn point_samples<R: std::io::Read>(
         match ev {
             Ok(Event::PeltCall(ref c)) => {
                 st.1 = Some(c.now);
-                if st.2.first.is_some() {
+                if st.2.last.is_some() {
                     st.3.get_or_insert(c.now);
                 }
                 if let Some((p, ts)) = st.0.take() {
@@ -1763,10 +1766,11 @@ fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Optio
 mod tests {
     use super::*;
 
-    /// The dequeue's `sched_stat_runtime` is the running task's first since the CPU's
-    /// last sched event or timer exit, not the tick's, a remote CPU's or an attach's.
+    /// The dequeue's (or put_prev's) `sched_stat_runtime` is the running task's last since
+    /// the CPU's last sched event or timer exit, not the tick's, a remote CPU's or an
+    /// attach's.
     #[test]
-    fn a_dequeue_is_the_first_update_curr_after_the_last_event() {
+    fn a_dequeue_is_the_last_update_curr_after_the_last_event() {
         let rt = |pid| Event::StatRuntime {
             pid,
             runtime: 1,
@@ -1803,6 +1807,13 @@ mod tests {
         assert_eq!(m.update_curr(7), Some(3));
         m.event(4, 0, 7, &tick);
         assert_eq!(m.update_curr(7), None);
+        // After the tick: a `__schedule()` that kept the task (6.12 hogs-nice, 27.8236 s),
+        // an update no event shows (27.8252 s), then the put_prev before the switch.
+        let mut m = ScheduleMark::default();
+        for (ts, ev) in [(1, Event::HrtimerExit), (2, rt(7)), (3, rt(7)), (4, rt(7))] {
+            m.event(ts, 0, 7, &ev);
+        }
+        assert_eq!(m.update_curr(7), Some(4));
     }
 
     /// do_exit() can wake another task and be preempted between `sched_process_exit` and
