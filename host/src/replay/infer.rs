@@ -78,12 +78,26 @@ struct Deferred {
     step: Step,
     /// cfs_rq updates before the step, counted from the previous step.
     after: u32,
+    /// The step runs in `pid`'s own context (do_exit()'s sched_move_task()): while `pid`
+    /// is switched out on this CPU, neither its updates nor the sched events are the step's.
+    own: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Step {
     Detach,
     Attach,
+}
+
+impl Step {
+    /// cfs_rq updates of sched_move_task() before this step, counted from the previous
+    /// one: the dequeue's and detach_entity_cfs_rq()'s, then attach_entity_cfs_rq()'s.
+    fn move_updates(self) -> u32 {
+        match self {
+            Step::Detach => 2,
+            Step::Attach => 1,
+        }
+    }
 }
 
 /// `NICE_0_LOAD` unscaled.
@@ -107,7 +121,8 @@ struct Task {
     /// Unscaled weight; `None` = not a fair task.
     weight: Option<u64>,
     avg: Option<SchedAvg>,
-    /// `sched_process_exit` seen: its load leaves at its last switch-out.
+    /// `sched_process_exit` seen: its load leaves at its last switch-out (the one that
+    /// does not leave it runnable: a preempted exiting task comes back to finish do_exit()).
     exiting: bool,
     /// Trace time of its pending `sched_waking` (as a clock-read instant) and the CPU that
     /// wrote it: try_to_wake_up() reads the target rq's clock for the enqueue right after
@@ -870,7 +885,7 @@ impl InferReplay {
                     util_est_update(avg, true, &ue_cpu);
                 }
             }
-            if p.exiting {
+            if p.exiting && sleeping {
                 // task_dead_fair() after the last switch: its load leaves the cfs_rq.
                 self.exit(pid);
             }
@@ -1033,21 +1048,31 @@ impl InferReplay {
                 pid,
                 ts,
                 step: Step::Detach,
-                after: 2,
+                after: Step::Detach.move_updates(),
+                own: true,
             });
             q.push_back(Deferred {
                 pid,
                 ts,
                 step: Step::Attach,
-                after: 1,
+                after: Step::Attach.move_updates(),
+                own: true,
             });
         }
     }
 
     /// Runs the first deferred step of `cpu` if its cfs_rq update has been recorded
-    /// (`record`: one was), or every step (`record` false: a sched event came first).
-    fn run_deferred(&mut self, cpu: u32, record: bool) {
+    /// (`record`: one was), or every step (`record` false: a sched event came first) but
+    /// the own steps of `preempted` (switched out runnable by that event: not moved yet).
+    fn run_deferred(&mut self, cpu: u32, record: bool, preempted: Option<i32>) {
         loop {
+            let front = self.cpus.get(&cpu).and_then(|c| c.deferred.front());
+            let Some(&Deferred { pid, own, .. }) = front else {
+                return;
+            };
+            if own && (self.switched_out(pid, cpu) || preempted == Some(pid)) {
+                return;
+            }
             let Some(q) = self.cpus.get_mut(&cpu).map(|c| &mut c.deferred) else {
                 return;
             };
@@ -1065,6 +1090,25 @@ impl InferReplay {
             }
             if record {
                 return;
+            }
+        }
+    }
+
+    /// Whether `pid` is queued on `cpu` but not running there: a task preempted between
+    /// `sched_process_exit` and its sched_move_task() (exit_files() can wake its parent
+    /// first) does the move only once it runs again.
+    fn switched_out(&self, pid: i32, cpu: u32) -> bool {
+        let on_cpu = self.tasks.get(&pid).is_some_and(|t| t.cpu == cpu);
+        on_cpu && self.cpus.get(&cpu).and_then(|c| c.curr) != Some(pid)
+    }
+
+    /// A task switched back in on `cpu` at `ts`: its own deferred steps read the clock
+    /// from then on, and the updates they wait for are still all to come.
+    fn resume_deferred(&mut self, pid: i32, cpu: u32, ts: u64) {
+        if let Some(c) = self.cpus.get_mut(&cpu) {
+            for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
+                d.ts = d.ts.max(ts);
+                d.after = d.step.move_updates();
             }
         }
     }
@@ -1234,6 +1278,7 @@ impl InferReplay {
                 ts,
                 step: Step::Attach,
                 after: 1,
+                own: false,
             });
         } else {
             self.attach_detached(pid, to, ts);
@@ -1304,7 +1349,11 @@ impl InferReplay {
             }
         }
         if let Some(c) = Self::settles(ev, cpu) {
-            self.run_deferred(c, false);
+            let preempted = match ev {
+                Event::Switch(s) if s.prev_runnable() => Some(s.prev_pid),
+                _ => None,
+            };
+            self.run_deferred(c, false, preempted);
         }
         let r = self.event_inner(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
@@ -1327,7 +1376,10 @@ impl InferReplay {
                 child_pid,
                 ..
             } => self.groups.fork(parent_pid, child_pid),
-            Event::Switch(ref s) => self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?,
+            Event::Switch(ref s) => {
+                self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?;
+                self.resume_deferred(s.next_pid, cpu, ts);
+            }
             Event::Wakeup {
                 comm,
                 pid,
@@ -1562,7 +1614,7 @@ impl InferReplay {
                         }
                     }
                     self.cpus.entry(ncpu).or_default().cfs = Some(cfs);
-                    self.run_deferred(ncpu, true);
+                    self.run_deferred(ncpu, true, None);
                     return;
                 };
                 let mut p = ours;
@@ -1585,7 +1637,7 @@ impl InferReplay {
                 cpu.perf.0 += perf(kafter.util_avg);
                 cpu.perf.1 += perf(p.util_avg);
                 cpu.perf.2 += 1;
-                self.run_deferred(ncpu, true);
+                self.run_deferred(ncpu, true, None);
             }
             EntityKey::Task(pid) => {
                 let comm = c.comm.unwrap_or("");
@@ -1907,6 +1959,56 @@ mod tests {
         assert_eq!(m.update_curr(7), Some(3));
         m.event(4, 0, 7, &tick);
         assert_eq!(m.update_curr(7), None);
+    }
+
+    /// do_exit() can wake another task and be preempted between `sched_process_exit` and
+    /// its sched_move_task(): the task is not dead at that switch-out, and the move waits
+    /// until it runs again (its clock from that switch-in); it dies at its `X` switch.
+    #[test]
+    fn an_exiting_task_preempted_before_its_move_finishes_its_exit_later() {
+        let sw = |prev_pid, prev_state, next_pid| {
+            Event::Switch(Switch {
+                prev_comm: "p",
+                prev_pid,
+                prev_prio: Some(120),
+                prev_state,
+                next_comm: "n",
+                next_pid,
+                next_prio: Some(120),
+            })
+        };
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        r.current(0, 10, "cut");
+        let c = r.cpus.entry(0).or_default();
+        c.offset = Some(0);
+        c.cfs = Some(SchedAvg::default());
+        if let Some(t) = r.tasks.get_mut(&10) {
+            t.avg = Some(SchedAvg::default());
+        }
+        let steps = |r: &InferReplay| -> Vec<(u64, bool)> {
+            r.cpus[&0].deferred.iter().map(|d| (d.ts, d.own)).collect()
+        };
+        r.event(
+            1_000,
+            0,
+            &Event::Exit {
+                comm: "cut",
+                pid: 10,
+            },
+        )
+        .unwrap();
+        assert_eq!(steps(&r), [(1_000, true), (1_000, true)]);
+        // Preempted by the task it woke: still alive on cpu0, the move still pending.
+        r.event(2_000, 0, &sw(10, "R", 11)).unwrap();
+        assert_eq!(r.tasks[&10].cpu, 0);
+        assert_eq!(steps(&r), [(1_000, true), (1_000, true)]);
+        // That task sleeps, the exiting one runs again: the move reads the clock from now.
+        r.event(3_000, 0, &sw(11, "S", 10)).unwrap();
+        assert_eq!(steps(&r), [(3_000, true), (3_000, true)]);
+        // Its last switch: the move is done first, then task_dead_fair().
+        r.event(4_000, 0, &sw(10, "X", 0)).unwrap();
+        assert!(steps(&r).is_empty());
+        assert_eq!(r.tasks[&10].cpu, u32::MAX);
     }
 
     #[test]
