@@ -131,15 +131,8 @@ fn eevdf_rq(u: &mut Unstructured) -> Result<()> {
         let _ = rq.entity_eligible(i);
         let _ = rq.cfs_rq_min_slice();
         let _ = (rq.root_min_vruntime(), rq.root_min_slice());
-        let curr = rq.curr.and_then(|c| rq.entities.get(c).map(|e| (c, &e.se)));
-        let tree = rq
-            .entities
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.in_tree)
-            .map(|(k, e)| (k, &e.se));
         let protect = u.arbitrary()?;
-        if let Some(k) = eevdf::__pick_eevdf(&rq.cfs, curr, tree, protect) {
+        if let Some(k) = rq.pick_eevdf(protect) {
             assert!(
                 rq.curr == Some(k) || rq.entities[k].in_tree,
                 "picked {k}: neither curr nor in the tree"

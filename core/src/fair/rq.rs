@@ -16,9 +16,9 @@
 //! state is then whatever the arithmetic had reached.
 
 use super::eevdf::{
-    avg_vruntime, avg_vruntime_add, avg_vruntime_sub, cfs_rq_min_slice, entity_eligible,
-    place_entity, protect_slice, set_protect_slice, update_deadline, update_entity_lag,
-    update_min_vruntime, CfsRq, Curr, EevdfFeatures, SchedEntity,
+    __pick_eevdf, avg_vruntime, avg_vruntime_add, avg_vruntime_sub, cfs_rq_min_slice,
+    entity_eligible, place_entity, protect_slice, set_protect_slice, update_deadline,
+    update_entity_lag, update_min_vruntime, CfsRq, Curr, EevdfFeatures, SchedEntity,
 };
 use super::sysctl::__setparam_fair;
 use super::weight::{
@@ -264,6 +264,21 @@ impl<const N: usize> EevdfRq<N> {
     /// `entity_eligible()` of entity `i`.
     pub fn entity_eligible(&self, i: usize) -> Result<bool, RqError> {
         Ok(entity_eligible(&self.cfs, self.curr_view(), self.se(i)?))
+    }
+
+    /// `pick_eevdf()` on this runqueue: [`__pick_eevdf`] over its tree and curr
+    /// (`protect`: curr keeps the CPU inside its protected slice, RUN_TO_PARITY).
+    pub fn pick_eevdf(&self, protect: bool) -> Option<usize> {
+        let curr = self
+            .curr
+            .and_then(|c| self.entities.get(c).map(|e| (c, &e.se)));
+        let tree = self
+            .entities
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.in_tree)
+            .map(|(k, e)| (k, &e.se));
+        __pick_eevdf(&self.cfs, curr, tree, protect)
     }
 
     /// `cfs_rq_min_slice()`.
@@ -540,6 +555,29 @@ mod tests {
             (3_072_000_000, 3072)
         );
         assert_eq!(rq.avg_vruntime(), Ok(V0.wrapping_add(1_000_000)));
+    }
+
+    #[test]
+    fn pick_eevdf_passes_over_the_delayed_sleeper_to_the_first_earliest_deadline() {
+        let mut rq = rq3();
+        rq.set_next_entity(0).unwrap();
+        rq.update_curr(3_000_000).unwrap();
+        let sleep = DequeueFlags {
+            sleep: true,
+            ..DequeueFlags::default()
+        };
+        assert_eq!(rq.dequeue_entity(0, sleep), Ok(false));
+        rq.put_prev_entity();
+        // 0 is 2 ms past the average (V0 + 1 ms); 1 and 2 sit at V0 with the same
+        // deadline V0 + 1.4 ms (half a 2.8 ms slice): the first in the tree wins.
+        assert_eq!(rq.pick_eevdf(true), Some(1));
+        // Once 1 and 2 have run past it, the delayed 0 is eligible and earliest.
+        for i in [1, 2] {
+            rq.set_next_entity(i).unwrap();
+            rq.update_curr(3_000_000).unwrap();
+            rq.put_prev_entity();
+        }
+        assert_eq!(rq.pick_eevdf(true), Some(0));
     }
 
     #[test]

@@ -26,8 +26,9 @@
 //! ([`Deferred`]); util_est_update() runs after the dequeue's PELT update before v6.12
 //! and before it from v6.12 on.
 //!
-//! Not visible in sched events, hence errors: 6.12's delayed dequeue (a task that sleeps
-//! with negative lag stays queued, its load still counted, until picked), a task's move
+//! Not visible in sched events, hence errors: which of 6.12's sleeps are delayed (a task
+//! that sleeps with negative lag stays queued, its load still counted, until picked;
+//! decided from a model of each CPU's EEVDF state: [`eevdf`]), a task's move
 //! into a cgroup (taken from its first answer-key record in the new group: [`group`]),
 //! the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
@@ -36,8 +37,11 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+#[path = "infer_eevdf.rs"]
+mod eevdf;
 #[path = "infer_group.rs"]
 mod group;
+pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
 pub use group::shares_from_meta;
 
 use schedmath::pelt::{
@@ -129,6 +133,10 @@ struct Task {
     detached: bool,
     /// A v6.12 record not compared yet: (ours, the kernel's) after the call.
     pending: Option<(SchedAvg, SchedAvg)>,
+    /// v6.12: slept while not eligible, still queued (`sched_delayed`, [`eevdf`]).
+    delayed: bool,
+    /// v6.12: the model's decision at its last sleep, until a record tells the kernel's.
+    sleep_decision: Option<bool>,
     stats: EntityStats,
 }
 
@@ -202,6 +210,8 @@ pub struct InferReplay {
     stat_runtime: bool,
     /// CPUs with a [`Cpu::tick`] waiting.
     ticks_waiting: usize,
+    /// v6.12's delayed dequeue: the EEVDF state it is decided from (`None` before v6.12).
+    eevdf: Option<eevdf::Eevdf>,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -658,7 +668,7 @@ fn se_pelt(t: &Task) -> SchedEntityPelt {
         load_weight: scale_load(t.weight_or_nice0()),
         on_rq: t.on_rq,
         is_curr: t.running,
-        sched_delayed: false,
+        sched_delayed: t.delayed,
         group_runnable_weight: None,
     }
 }
@@ -680,7 +690,22 @@ impl InferReplay {
             groups: group::Groups::new(&BTreeMap::new()),
             stat_runtime: false,
             ticks_waiting: 0,
+            eevdf: None,
         }
+    }
+
+    /// v6.12's delayed dequeue is modelled ([`eevdf`]) on a kernel of `nr_cpus` online
+    /// CPUs (its base slice) and `hz` (TICK_NSEC); called after [`Self::set_kernel`].
+    pub fn set_eevdf(&mut self, nr_cpus: u32, hz: u32) {
+        if self.util_est_before_dequeue {
+            let tick = 1_000_000_000 / u64::from(hz.max(1));
+            self.eevdf = Some(eevdf::Eevdf::new(self.profile, nr_cpus, tick));
+        }
+    }
+
+    /// The delayed-dequeue decisions against the answer key (v6.12).
+    pub fn decisions(&self) -> Option<Decisions> {
+        self.eevdf.as_ref().map(|e| e.decisions)
     }
 
     /// The groups' `cpu.weight` per path (see [`shares_from_meta`]).
@@ -705,7 +730,8 @@ impl InferReplay {
             if t.cpu == cpu && t.on_rq && !t.detached {
                 if let Some(tw) = t.weight {
                     w += scale_load(tw);
-                    n += 1;
+                    // set_delayed(): h_nr_runnable-- (its weight stays queued).
+                    n += u32::from(!t.delayed);
                 }
             }
         }
@@ -844,6 +870,7 @@ impl InferReplay {
             self.update(Some(s.next_pid), cpu, ts);
         }
         self.groups.reweight = true;
+        let (decision, picked) = self.schedule_eevdf(cpu, ts, s, sleeping);
         let before = self.util_est_before_dequeue;
         if let Some(pid) = prev {
             let weight = prio_weight(s.prev_prio);
@@ -852,7 +879,10 @@ impl InferReplay {
             p.cpu = cpu;
             p.weight = weight;
             if sleeping {
-                p.on_rq = false;
+                // v6.12: a delayed sleeper stays queued (dequeue_entity() returns false).
+                p.delayed = decision == Some(true);
+                p.on_rq = p.delayed;
+                p.sleep_decision = decision;
                 // v6.1's dequeue_task_fair(): util_est_update() after the PELT update.
                 if let Some(avg) = p.avg.as_mut().filter(|_| !before) {
                     util_est_update(avg, true, &ue_cpu);
@@ -863,6 +893,7 @@ impl InferReplay {
                 self.exit(pid);
             }
         }
+        self.finish_delayed(cpu, ts, picked);
         let idle_clock = (s.next_pid == 0).then(|| self.clock(cpu, ts)).flatten();
         let c = self.cpus.entry(cpu).or_default();
         c.curr = Some(s.next_pid);
@@ -881,6 +912,90 @@ impl InferReplay {
         Ok(())
     }
 
+    /// The unscaled weight of `pid` if the delayed-dequeue model follows it: a fair task
+    /// outside any task group ([`eevdf`] models the root cfs_rq only).
+    fn eevdf_weight(&self, pid: i32, prio: Option<i32>) -> Option<(i32, u64)> {
+        let w = prio_weight(prio).filter(|_| pid != 0 && self.groups.path(pid).is_none())?;
+        Some((pid, w))
+    }
+
+    /// v6.12: `__schedule()` on the EEVDF model ([`eevdf`]): whether prev's sleep is
+    /// delayed (`None`: the model does not decide it) and the delayed tasks the picks
+    /// dequeued.
+    fn schedule_eevdf(
+        &mut self,
+        cpu: u32,
+        ts: u64,
+        s: &Switch<'_>,
+        sleeping: bool,
+    ) -> (Option<bool>, Vec<i32>) {
+        if self.eevdf.is_none() {
+            return (None, Vec::new());
+        }
+        let prev = self.eevdf_weight(s.prev_pid, s.prev_prio);
+        let next = self.eevdf_weight(s.next_pid, s.next_prio);
+        // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed.
+        let special = self.tasks.get(&s.prev_pid).is_some_and(|t| t.exiting);
+        // With a task group queued here the root's average is not modelled: the sleeper
+        // is taken as eligible (dequeued as a special state would be).
+        let grouped = self.tasks.iter().any(|(&pid, t)| {
+            t.cpu == cpu && t.on_rq && !t.detached && self.groups.path(pid).is_some()
+        });
+        let Some(e) = self.eevdf.as_mut() else {
+            return (None, Vec::new());
+        };
+        let (delayed, picked) = e.schedule(cpu, ts, prev, sleeping, special || grouped, next);
+        let decided = prev.is_some() && sleeping && !special;
+        (decided.then_some(delayed), picked)
+    }
+
+    /// dequeue_entities() with DEQUEUE_DELAYED of delayed tasks a pick met on `cpu`: their
+    /// last update while queued (load 1, runnable 0), then they leave.
+    fn finish_delayed(&mut self, cpu: u32, ts: u64, picked: Vec<i32>) {
+        for pid in picked {
+            if !self
+                .tasks
+                .get(&pid)
+                .is_some_and(|t| t.delayed && t.cpu == cpu)
+            {
+                continue;
+            }
+            if eevdf::explain() {
+                eprintln!("picked delayed {ts} cpu{cpu} pid {pid}");
+            }
+            self.update(Some(pid), cpu, ts);
+            if let Some(t) = self.tasks.get_mut(&pid) {
+                t.on_rq = false;
+                t.delayed = false;
+            }
+        }
+    }
+
+    /// v6.12: a tick's update_curr() on the EEVDF model; a reschedule's picks can finish
+    /// delayed dequeues even when curr keeps running.
+    fn tick_eevdf(&mut self, cpu: u32, ts: u64) {
+        if let Some(e) = self.eevdf.as_mut() {
+            let picked = e.tick(cpu, ts);
+            self.finish_delayed(cpu, ts, picked);
+        }
+    }
+
+    /// A task the model keeps delayed on its CPU shows it was not (a wake-up elsewhere,
+    /// which ttwu_runnable() never does): its delay ends now on that CPU.
+    fn end_delay(&mut self, pid: i32, ts: u64) {
+        let Some(cpu) = self.tasks.get(&pid).filter(|t| t.delayed).map(|t| t.cpu) else {
+            return;
+        };
+        self.update(Some(pid), cpu, ts);
+        if let Some(t) = self.tasks.get_mut(&pid) {
+            t.on_rq = false;
+            t.delayed = false;
+        }
+        if let Some(e) = self.eevdf.as_mut() {
+            e.end_delay(cpu, pid, ts);
+        }
+    }
+
     /// task_dead_fair() after the last switch (kernel/sched/fair.c):
     /// remove_entity_load_avg() syncs the dead task to its cfs_rq's last update and queues
     /// its averages as removed load, folded in at that cfs_rq's next update.
@@ -890,6 +1005,9 @@ impl InferReplay {
             return;
         };
         task.settle();
+        if let Some(e) = self.eevdf.as_mut() {
+            e.exit(pid);
+        }
         let w = scale_load(task.weight_or_nice0());
         let path = self.groups.path(pid);
         if let (Some(mut se), Some((Some(cfs), removed)), false) = (
@@ -1303,14 +1421,24 @@ impl InferReplay {
                     }
                 } else {
                     let from = self.tasks.get(&pid).map(|t| t.cpu);
+                    if from.is_some_and(|f| f != target) {
+                        self.end_delay(pid, ts);
+                    }
                     if let Some(from) = from.filter(|&f| f != target) {
                         self.migrate(ts, pid, from, target);
                     }
                     self.attach_detached(pid, target, ts);
+                    // A delayed task's requeue_delayed_entity(): updated still delayed.
                     self.update(Some(pid), target, ts);
+                }
+                if let Some((p, w)) = self.eevdf_weight(pid, prio) {
+                    if let Some(e) = self.eevdf.as_mut() {
+                        e.wake(target, p, w, new, ts);
+                    }
                 }
                 let t = self.task(pid, comm);
                 t.on_rq = true;
+                t.delayed = false;
                 t.cpu = target;
                 t.weight = weight;
             }
@@ -1329,6 +1457,17 @@ impl InferReplay {
                 dest_cpu,
                 ..
             } => {
+                // A task the model kept delayed but the kernel moves at its wake-up was
+                // not delayed (a delayed task wakes where it is queued).
+                if self.tasks.get(&pid).is_some_and(|t| t.waking.is_some()) {
+                    self.end_delay(pid, ts);
+                }
+                let queued = self.tasks.get(&pid).filter(|t| t.on_rq && !t.detached);
+                let w = queued.and_then(|t| self.eevdf_weight(pid, None).and(t.weight));
+                if let (Some(w), Some(e)) = (w, self.eevdf.as_mut()) {
+                    // Written on the destination: a balance there pulled it.
+                    e.migrate_queued(pid, (orig_cpu, dest_cpu), w, cpu == dest_cpu, ts);
+                }
                 // A sleeping task is detached and attached at once (the kernel folds its
                 // removed load into the old cfs_rq at that CPU's next update).
                 self.migrate(ts, pid, orig_cpu, dest_cpu);
@@ -1353,6 +1492,7 @@ impl InferReplay {
                     if curr == 0 {
                         self.update_blocked_groups(cpu, ts);
                     }
+                    self.tick_eevdf(cpu, ts);
                 }
             }
             Event::StatRuntime { pid, .. } => {
@@ -1362,6 +1502,7 @@ impl InferReplay {
                     self.ticks_waiting = self.ticks_waiting.saturating_sub(1);
                     let ts = self.at(ClockPoint::TickRuntime, ts);
                     self.update(Some(pid), cpu, ts);
+                    self.tick_eevdf(cpu, ts);
                 }
             }
             Event::Exit { pid, .. } => {
@@ -1445,6 +1586,7 @@ impl InferReplay {
         for (cpu, ts, curr) in waiting {
             let ts = self.at(ClockPoint::Tick, ts);
             self.update((curr != 0).then_some(curr), cpu, ts);
+            self.tick_eevdf(cpu, ts);
         }
     }
 
@@ -1509,6 +1651,20 @@ impl InferReplay {
                 if task.cpu != c.cpu && first && !task.detached {
                     task.cpu = c.cpu;
                 }
+                let (decision, ours) = (task.sleep_decision.take(), task.delayed);
+                if let (Some(e), Some(k)) = (self.eevdf.as_mut(), c.sched_delayed) {
+                    if let Some(d) = decision {
+                        e.decisions.check(d, k);
+                        if eevdf::explain() {
+                            let x = if d == k { " " } else { "X" };
+                            eprintln!("{x} pid {pid} cpu{} at {ts}: ours {d} kernel {k}", c.cpu);
+                        }
+                    }
+                    if c.path == "/" {
+                        e.decisions.record(ours, k);
+                    }
+                }
+                let task = self.task(pid, comm);
                 let Some(ours) = task.avg else {
                     // First sight: the kernel's state after this call, and its weight
                     // as printed by the sched events (or nice 0).

@@ -103,16 +103,9 @@ pub(super) struct Groups {
 /// `cpu.weight` per group path from the capture's `meta.json` (`{"cgroups": {"/fg":
 /// {"cpu.weight": 200, ...}}}`), next to the trace. Empty when there is none.
 pub fn shares_from_meta(trace: &Path) -> anyhow::Result<BTreeMap<String, u64>> {
-    let Some(meta) = trace.parent().map(|d| d.join("meta.json")) else {
+    let Some((meta, v)) = super::super::read_meta(trace)? else {
         return Ok(BTreeMap::new());
     };
-    if !meta.exists() {
-        return Ok(BTreeMap::new());
-    }
-    // Bounded and refusing devices/FIFOs like every other input file.
-    let text = crate::limits::read_text(&meta)?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", meta.display()))?;
     let mut out = BTreeMap::new();
     if let Some(groups) = v.get("cgroups").and_then(|g| g.as_object()) {
         for (path, g) in groups {

@@ -150,6 +150,23 @@ pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     Ok(Box::new(r))
 }
 
+/// The capture's `meta.json` next to the trace, parsed (its path for messages); `None`
+/// when there is none. Bounded and refusing devices/FIFOs like every other input file.
+pub fn read_meta(trace: &Path) -> anyhow::Result<Option<(PathBuf, serde_json::Value)>> {
+    let Some(meta) = trace.parent().map(|d| d.join("meta.json")) else {
+        return Ok(None);
+    };
+    if !meta.exists() {
+        return Ok(None);
+    }
+    let text = crate::limits::read_text(&meta)?;
+    let v = serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", meta.display()))?;
+    Ok(Some((meta, v)))
+}
+
+/// CONFIG_HZ assumed when the trace has no `meta.json`: Debian's amd64 kernels' 250.
+pub const DEFAULT_HZ: u32 = 250;
+
 /// Replays a trace file.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     let kernel = args
@@ -175,8 +192,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     };
     let input = open(&args.trace)?;
     let groups = infer::shares_from_meta(&args.trace)?;
+    let meta = infer::kernel_from_meta(&args.trace)?;
     replay_with(
-        input, &name, kernel, profile, what_if, args.infer, offset, &groups,
+        input, &name, kernel, profile, what_if, args.infer, offset, &groups, meta,
     )
 }
 
@@ -198,12 +216,15 @@ pub fn replay<R: Read>(
         force_infer,
         None,
         &Default::default(),
+        infer::KernelMeta::default(),
     )
 }
 
 /// [`replay`] with the trace-clock → rq-clock offset of the inferred replay (from
 /// [`infer::clock_offset`]; `None`: each CPU's first answer-key record) and the task
-/// groups' `cpu.weight` (from [`infer::shares_from_meta`]).
+/// groups' `cpu.weight` (from [`infer::shares_from_meta`]) and the guest's CPU count and HZ
+/// (from [`infer::kernel_from_meta`]; without them the header's `cpus=N` and
+/// [`DEFAULT_HZ`]).
 #[allow(clippy::too_many_arguments)]
 pub fn replay_with<R: Read>(
     input: R,
@@ -214,12 +235,19 @@ pub fn replay_with<R: Read>(
     force_infer: bool,
     clock_offset: Option<infer::ClockOffsets>,
     group_weights: &std::collections::BTreeMap<String, u64>,
+    meta: infer::KernelMeta,
 ) -> anyhow::Result<Report> {
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);
     let mut inf = infer::InferReplay::new(profile, clock_offset);
     inf.set_kernel(kernel.as_deref().and_then(major_minor));
     inf.set_group_weights(group_weights);
+    let hz = meta.hz.unwrap_or(DEFAULT_HZ);
+    let mut eevdf_set = false;
+    if let Some(cpus) = meta.cpus {
+        inf.set_eevdf(cpus, hz);
+        eevdf_set = true;
+    }
     let mut probe_calls = 0u64;
     let mut events = 0u64;
     loop {
@@ -257,6 +285,16 @@ pub fn replay_with<R: Read>(
         };
         if let Some((reason, detail)) = skip {
             reader.skip(reason, line, detail);
+        }
+        if !eevdf_set {
+            // The header was read with the first record.
+            inf.set_eevdf(reader.cpus().unwrap_or(1), hz);
+            eevdf_set = true;
+        }
+    }
+    if let Some(d) = inf.decisions() {
+        if std::env::var_os("SCHEDMATH_REPLAY_EXPLAIN").is_some() {
+            eprintln!("delayed dequeue decisions: {d:?}");
         }
     }
     let infer = force_infer || probe_calls == 0;
