@@ -44,7 +44,7 @@ pub struct KernelMeta {
 
 /// `cpus` and `hz` from the capture's `meta.json` next to the trace (none without one).
 pub fn kernel_from_meta(trace: &Path) -> anyhow::Result<KernelMeta> {
-    let Some((meta, v)) = super::super::read_meta(trace)? else {
+    let Some((meta, v)) = crate::replay::read_meta(trace)? else {
         return Ok(KernelMeta::default());
     };
     let field = |k: &str| -> anyhow::Result<Option<u32>> {

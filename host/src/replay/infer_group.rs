@@ -103,7 +103,7 @@ pub(super) struct Groups {
 /// `cpu.weight` per group path from the capture's `meta.json` (`{"cgroups": {"/fg":
 /// {"cpu.weight": 200, ...}}}`), next to the trace. Empty when there is none.
 pub fn shares_from_meta(trace: &Path) -> anyhow::Result<BTreeMap<String, u64>> {
-    let Some((meta, v)) = super::super::read_meta(trace)? else {
+    let Some((meta, v)) = crate::replay::read_meta(trace)? else {
         return Ok(BTreeMap::new());
     };
     let mut out = BTreeMap::new();
