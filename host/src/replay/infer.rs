@@ -698,7 +698,8 @@ impl InferReplay {
     /// CPUs (its base slice) and `hz` (TICK_NSEC); called after [`Self::set_kernel`].
     pub fn set_eevdf(&mut self, nr_cpus: u32, hz: u32) {
         if self.util_est_before_dequeue {
-            let tick = 1_000_000_000 / u64::from(hz.max(1));
+            // TICK_NSEC bounds a lag; HZ 0 is refused where meta.json is read.
+            let tick = schedmath::schedutil::tick_nsec(hz.max(1)).unwrap_or(0) as u64;
             self.eevdf = Some(eevdf::Eevdf::new(self.profile, nr_cpus, tick));
         }
     }
@@ -963,11 +964,17 @@ impl InferReplay {
             if eevdf::explain() {
                 eprintln!("picked delayed {ts} cpu{cpu} pid {pid}");
             }
-            self.update(Some(pid), cpu, ts);
-            if let Some(t) = self.tasks.get_mut(&pid) {
-                t.on_rq = false;
-                t.delayed = false;
-            }
+            self.leave_delayed(pid, cpu, ts);
+        }
+    }
+
+    /// A delayed task leaves its cfs_rq for good (dequeue_entities() with
+    /// DEQUEUE_DELAYED): its last update with load still counted, then off the runqueue.
+    fn leave_delayed(&mut self, pid: i32, cpu: u32, ts: u64) {
+        self.update(Some(pid), cpu, ts);
+        if let Some(t) = self.tasks.get_mut(&pid) {
+            t.on_rq = false;
+            t.delayed = false;
         }
     }
 
@@ -986,11 +993,7 @@ impl InferReplay {
         let Some(cpu) = self.tasks.get(&pid).filter(|t| t.delayed).map(|t| t.cpu) else {
             return;
         };
-        self.update(Some(pid), cpu, ts);
-        if let Some(t) = self.tasks.get_mut(&pid) {
-            t.on_rq = false;
-            t.delayed = false;
-        }
+        self.leave_delayed(pid, cpu, ts);
         if let Some(e) = self.eevdf.as_mut() {
             e.end_delay(cpu, pid, ts);
         }

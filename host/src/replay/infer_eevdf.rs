@@ -329,7 +329,6 @@ impl Eevdf {
     /// preempted, then the picks finish the delayed dequeues they meet and `next` (a fair
     /// task, if any) becomes curr. Returns whether prev's sleep was delayed and the
     /// delayed tasks the picks dequeued.
-    #[allow(clippy::too_many_arguments)]
     pub fn schedule(
         &mut self,
         cpu: u32,
