@@ -198,6 +198,15 @@ fn every_capture_is_complete_and_parses() {
                     n + 2
                 );
             }
+            if ev.starts_with("softirq_") {
+                // recorded with trace-cmd's filter `vec==7` (SCHED_SOFTIRQ) only
+                assert_eq!(
+                    fields,
+                    "vec=7 [action=SCHED]",
+                    "{here}: line {}: {ev} outside the filter",
+                    n + 2
+                );
+            }
         }
         for ev in [
             "schedmath__pelt_update",
@@ -215,11 +224,13 @@ fn every_capture_is_complete_and_parses() {
                 "{here}: no {ev} event"
             );
         }
-        assert_eq!(
-            meta["events"]["schedmath__pelt_update"].as_u64(),
-            counts.get("schedmath__pelt_update").copied(),
-            "{here}: meta.json events"
-        );
+        for ev in ["schedmath__pelt_update", "softirq_entry", "softirq_exit"] {
+            assert_eq!(
+                meta["events"][ev].as_u64(),
+                counts.get(ev).copied(),
+                "{here}: meta.json events: {ev}"
+            );
+        }
     }
 }
 

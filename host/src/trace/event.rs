@@ -4,6 +4,7 @@
 //! Known events: the sched tracepoints (`sched_switch`, `sched_waking`, `sched_wakeup`,
 //! `sched_wakeup_new`, `sched_migrate_task`, `sched_process_fork`, `sched_process_exit`),
 //! `sched_stat_runtime`, `cpu_idle`, `cpu_frequency`, the tick's `hrtimer_expire_entry`,
+//! `softirq_entry`/`softirq_exit`,
 //! LISA's events
 //! (`lisa__sched_pelt_se`, `lisa__sched_pelt_cfs`, `lisa__sched_util_est_se`,
 //! `lisa__sched_util_est_cfs`, `lisa__sched_overutilized`, `lisa__sched_cpu_capacity`; the
@@ -212,6 +213,14 @@ pub enum Event<'a> {
     },
     /// `hrtimer_expire_exit`: a timer callback returned (its interrupt's work is done).
     HrtimerExit,
+    /// `softirq_entry` / `softirq_exit` (kernel/softirq.c): the handler of softirq vector
+    /// `vec` starts / returns on the CPU that wrote it.
+    Softirq {
+        /// The vector ([`SCHED_SOFTIRQ`]: the load balance the tick raises).
+        vec: u32,
+        /// `softirq_exit` rather than `softirq_entry`.
+        exit: bool,
+    },
     /// `lisa__sched_pelt_se`.
     PeltSe {
         /// The CPU.
@@ -300,6 +309,10 @@ pub const IGNORED: &[&str] = &[
     "sched_wake_idle_without_ipi",
 ];
 
+/// The softirq vector of the scheduler's load balance (`SCHED_SOFTIRQ`,
+/// include/linux/interrupt.h; the same number on 6.1 and 6.12).
+pub const SCHED_SOFTIRQ: u32 = 7;
+
 /// Why a known event's fields did not parse: the missing or bad field.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadField(pub String);
@@ -365,6 +378,13 @@ fn ns(body: &str, key: &str) -> Result<Option<u64>, BadField> {
     parse_num(n)
         .map(Some)
         .ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number of ns")))
+}
+
+/// `vec=7 [action=SCHED]`: the number before the action's name.
+fn softirq_vec(body: &str) -> Result<u32, BadField> {
+    let v = get(body, "vec").ok_or_else(|| BadField("missing field `vec`".into()))?;
+    let n = v.split_whitespace().next().unwrap_or(v);
+    parse_num(n).ok_or_else(|| BadField(format!("field `vec`: `{v}` is not a number")))
 }
 
 /// Decimal, or hex with `0x`.
@@ -565,6 +585,10 @@ impl<'a> Event<'a> {
                 now: opt_num(b, "now")?,
             },
             "hrtimer_expire_exit" => Event::HrtimerExit,
+            "softirq_entry" | "softirq_exit" => Event::Softirq {
+                vec: softirq_vec(b)?,
+                exit: name == "softirq_exit",
+            },
             "sched_pelt_se" => {
                 // Fields in the order the errors name them: cpu, pid, then the signals.
                 let (cpu, pid) = (num(b, "cpu")?, num(b, "pid")?);
@@ -716,6 +740,28 @@ mod tests {
             bad,
             BadField("field `runtime`: `x [ns]` is not a number of ns".into())
         );
+    }
+
+    #[test]
+    fn softirq_entry_and_exit() {
+        // trace-cmd report's line on 6.1 and 6.12 (`TP_printk("vec=%u [action=%s]")`).
+        let e = one("rt-app-153 [000] 17.601234567: softirq_entry: vec=7 [action=SCHED]").unwrap();
+        assert_eq!(
+            e,
+            Event::Softirq {
+                vec: SCHED_SOFTIRQ,
+                exit: false
+            }
+        );
+        let x = one("<idle>-0 [001] 17.6013: softirq_exit: vec=1 [action=TIMER]").unwrap();
+        assert_eq!(x, Event::Softirq { vec: 1, exit: true });
+        let bad = one("a-1 [000] 1.0: softirq_entry: vec=x [action=SCHED]").unwrap_err();
+        assert_eq!(
+            bad,
+            BadField("field `vec`: `x [action=SCHED]` is not a number".into())
+        );
+        let missing = one("a-1 [000] 1.0: softirq_exit: [action=SCHED]").unwrap_err();
+        assert_eq!(missing, BadField("missing field `vec`".into()));
     }
 
     #[test]

@@ -31,6 +31,15 @@ pub const KERNEL_EVENTS: &[&str] = &[
     "timer:hrtimer_expire_exit",
 ];
 
+/// Events recorded only where a trace-cmd filter (`-f`) holds: the SCHED softirq's
+/// entry and exit (vector 7, SCHED_SOFTIRQ): where the tick's load balance ran
+/// (run_rebalance_domains() / sched_balance_softirq(), fair.c, which update the blocked
+/// averages first); the other vectors would only add lines.
+pub const FILTERED_EVENTS: &[(&str, &str)] = &[
+    ("irq:softirq_entry", "vec==7"),
+    ("irq:softirq_exit", "vec==7"),
+];
+
 /// Modules the results disk needs (virtio PCI transport and block driver); built-in ones
 /// are skipped.
 const GUEST_MODULES: &[&str] = &["virtio_pci", "virtio_blk"];
@@ -329,6 +338,12 @@ pub fn run(root: &Path, args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<b
     }
     a.copy("lab/schedmath_probe.ko", &ko)?;
     let mut events: Vec<String> = KERNEL_EVENTS.iter().map(|e| format!("-e {e}")).collect();
+    // init.sh splits $EVENTS on blanks: a filter must hold none
+    events.extend(
+        FILTERED_EVENTS
+            .iter()
+            .map(|(e, f)| format!("-e {e} -f {f}")),
+    );
     events.push("-e schedmath".into());
     events.push("-e lisa".into());
     // rt-app's ns per loop, measured once per accelerator and icount shift (guest ns
