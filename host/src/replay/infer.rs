@@ -33,7 +33,8 @@
 //! the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
 //! newly-idle balance runs in between, which `sched_stat_runtime` shows when the trace
-//! has it: `ScheduleMark`), cfs_rq updates of the load-balance softirq.
+//! has it: `ScheduleMark`), cfs_rq updates of the load-balance softirq where the trace
+//! does not record `softirq_entry` ([`softirq`]).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -41,6 +42,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 mod eevdf;
 #[path = "infer_group.rs"]
 mod group;
+#[path = "infer_softirq.rs"]
+mod softirq;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
 pub use group::shares_from_meta;
 
@@ -57,7 +60,7 @@ use schedmath::util_est::{util_est_update, UtilEst, UtilEstCpu, UTIL_AVG_UNCHANG
 use super::probe::to_avg;
 use super::stats::EntityStats;
 use super::EntityKey;
-use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue};
+use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue, SCHED_SOFTIRQ};
 use schedmath::fair::weight::SCHED_PRIO_TO_WEIGHT;
 use schedmath::math::scale_load;
 
@@ -212,6 +215,11 @@ pub struct InferReplay {
     ticks_waiting: usize,
     /// v6.12's delayed dequeue: the EEVDF state it is decided from (`None` before v6.12).
     eevdf: Option<eevdf::Eevdf>,
+    /// The trace records the SCHED softirq: its entries run the blocked-average updates
+    /// ([`softirq`]), not the idle ticks.
+    sched_softirq: bool,
+    /// The SCHED softirq's blocked-average walks under way.
+    walks: softirq::Walks,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -243,9 +251,12 @@ pub enum ClockPoint {
     /// entity_tick(): update_curr() right before the PELT update), which follows the clock
     /// read more closely than `hrtimer_expire_entry`.
     TickRuntime,
+    /// The SCHED softirq's update_blocked_averages() reads the clock after its
+    /// `softirq_entry` (`vec=7`).
+    Softirq,
 }
 
-const CLOCK_POINTS: usize = 8;
+const CLOCK_POINTS: usize = 9;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -639,6 +650,10 @@ fn point_samples<R: std::io::Read>(
                     st.0 = Some((ClockPoint::TickRuntime, rec.ts_ns));
                 }
             }
+            Ok(Event::Softirq {
+                vec: SCHED_SOFTIRQ,
+                exit: false,
+            }) => (st.0, st.1) = (Some((ClockPoint::Softirq, rec.ts_ns)), None),
             Ok(Event::Exit { .. }) => st.1 = None,
             _ => {}
         }
@@ -655,6 +670,19 @@ fn is_sched_event(ev: &Event<'_>) -> bool {
             | Event::Migrate { .. }
             | Event::HrtimerExpire { .. }
             | Event::Exit { .. }
+    )
+}
+
+/// LISA's events: the answer key without probe records.
+fn is_answer_key(ev: &Event<'_>) -> bool {
+    matches!(
+        ev,
+        Event::PeltSe { .. }
+            | Event::PeltCfs { .. }
+            | Event::UtilEstSe { .. }
+            | Event::UtilEstCfs { .. }
+            | Event::Overutilized { .. }
+            | Event::CpuCapacity { .. }
     )
 }
 
@@ -691,6 +719,10 @@ impl InferReplay {
             stat_runtime: false,
             ticks_waiting: 0,
             eevdf: None,
+            // Known before the first event when the offsets pass met one; else from the
+            // first `softirq_entry` on.
+            sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
+            walks: softirq::Walks::default(),
         }
     }
 
@@ -1348,6 +1380,11 @@ impl InferReplay {
 
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        match ev {
+            Event::PeltCall(c) => self.walk_record(c),
+            e if is_answer_key(e) => {}
+            _ => self.finish_walks(),
+        }
         let sched = is_sched_event(ev);
         if sched && !matches!(ev, Event::Wakeup { waking: false, .. }) {
             if let Some(c) = self.cpus.get_mut(&cpu) {
@@ -1491,13 +1528,18 @@ impl InferReplay {
                     self.ticks_waiting += 1;
                 } else {
                     let ts = self.at(p, ts);
-                    self.update((curr != 0).then_some(curr), cpu, ts);
-                    if curr == 0 {
-                        self.update_blocked_groups(cpu, ts);
+                    if curr != 0 {
+                        self.update(Some(curr), cpu, ts);
+                    } else if !self.sched_softirq {
+                        self.update_blocked_averages(cpu, ts);
                     }
                     self.tick_eevdf(cpu, ts);
                 }
             }
+            Event::Softirq {
+                vec: SCHED_SOFTIRQ,
+                exit: false,
+            } => self.sched_softirq(cpu, ts),
             Event::StatRuntime { pid, .. } => {
                 self.stat_runtime = true;
                 let c = self.cpus.entry(cpu).or_default();
@@ -2031,7 +2073,17 @@ mod tests {
             global: 1_000,
             t0: 0,
             drift_ppb: 0,
-            point: [Some(7), Some(-29_000), None, None, None, None, None, None],
+            point: [
+                Some(7),
+                Some(-29_000),
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+            ],
         };
         // The rq clock is `at() + global`: the point's own offset from its event.
         assert_eq!(

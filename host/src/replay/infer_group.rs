@@ -285,27 +285,34 @@ impl InferReplay {
         }
     }
 
-    /// update_blocked_averages() of the load-balance softirq after an idle tick
-    /// (__update_blocked_fair()): each group cfs_rq of `cpu` decays (update_tg_load_avg()
+    /// update_blocked_averages() of the load-balance softirq (__update_blocked_fair()): each group cfs_rq of `cpu` decays (update_tg_load_avg()
     /// when it did) and its entity is updated on the root with the propagation; no
     /// update_cfs_group(). The blocked load of a group's sleeping tasks reaches
     /// `tg->load_avg`, and so the other CPUs' shares, only this way.
     pub(super) fn update_blocked_groups(&mut self, cpu: u32, ts: u64) {
-        let Some(now) = self.clock(cpu, ts) else {
-            return;
-        };
-        let paths: Vec<String> = self
-            .groups
+        for p in self.group_paths(cpu) {
+            self.update_blocked_group(cpu, &p, ts);
+        }
+    }
+
+    /// The groups with a cfs_rq on `cpu`.
+    pub(super) fn group_paths(&self, cpu: u32) -> Vec<String> {
+        self.groups
             .rqs
             .keys()
             .filter(|(c, _)| *c == cpu)
             .map(|(_, p)| p.clone())
-            .collect();
+            .collect()
+    }
+
+    /// One group's step of [`InferReplay::update_blocked_groups`] at trace time `ts`.
+    pub(super) fn update_blocked_group(&mut self, cpu: u32, path: &str, ts: u64) {
+        let Some(now) = self.clock(cpu, ts) else {
+            return;
+        };
         let reweight = std::mem::replace(&mut self.groups.reweight, false);
-        for p in paths {
-            self.group_levels(cpu, &p, now);
-            self.group_propagate(cpu, &p);
-        }
+        self.group_levels(cpu, path, now);
+        self.group_propagate(cpu, path);
         self.groups.reweight = reweight;
     }
 

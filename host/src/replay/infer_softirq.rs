@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The SCHED softirq in the inferred replay (kernel/sched/fair.c).
+//!
+//! The tick's trigger_load_balance() raises SCHED_SOFTIRQ once `rq->next_balance` is due
+//! (every idle tick, every 15–16 ticks on a CPU that stays busy); its handler
+//! (run_rebalance_domains() on 6.1, sched_balance_softirq() on 6.12) first updates the
+//! CPU's blocked averages (update_blocked_averages() /
+//! sched_balance_update_blocked_averages(): update_rq_clock(), then
+//! __update_blocked_fair(): each group cfs_rq on the leaf list with update_tg_load_avg(),
+//! its entity on the root with the propagation, then the root cfs_rq), which is how an
+//! exited or sleeping task's removed load reaches its cfs_rq and the root when no event
+//! follows. A trace that records `softirq_entry` (`vec=7`) shows where it ran; without it
+//! an idle tick stands for it ([`ClockPoint::IdleTick`]) and a busy CPU's is not modelled.
+//!
+//! The walk takes the kernel tens of µs, one group after the other: with probe records as
+//! the answer key, a group's step waits for that group cfs_rq's record (or the next other
+//! event), so that the records in between are compared with the state the kernel had
+//! there, not with the walk's end.
+
+use std::collections::BTreeMap;
+
+use super::{ClockPoint, InferReplay};
+use crate::trace::event::{PeltCall, PeltCallKind};
+
+/// The blocked-average walks under way, per CPU: (the clock's trace time, the groups
+/// whose step is still to come).
+#[derive(Default)]
+pub(super) struct Walks(BTreeMap<u32, (u64, Vec<String>)>);
+
+impl InferReplay {
+    /// `softirq_entry` of SCHED_SOFTIRQ on `cpu` at trace time `ts`: its blocked-average
+    /// update, on the clock read after the entry ([`ClockPoint::Softirq`]).
+    pub(super) fn sched_softirq(&mut self, cpu: u32, ts: u64) {
+        self.sched_softirq = true;
+        self.finish_walks();
+        let ts = self.at(ClockPoint::Softirq, ts);
+        if !self.probe_key {
+            self.update_blocked_averages(cpu, ts);
+            return;
+        }
+        self.update(None, cpu, ts);
+        let groups = self.group_paths(cpu);
+        self.walks.0.insert(cpu, (ts, groups));
+    }
+
+    /// update_blocked_averages() of `cpu` at trace time `ts`: the root cfs_rq and every
+    /// group cfs_rq with its entity (the running task itself is not updated).
+    pub(super) fn update_blocked_averages(&mut self, cpu: u32, ts: u64) {
+        self.update(None, cpu, ts);
+        self.update_blocked_groups(cpu, ts);
+    }
+
+    /// A probe record, before it is compared: a group cfs_rq's record in a walk on its CPU
+    /// is that group's step.
+    pub(super) fn walk_record(&mut self, c: &PeltCall<'_>) {
+        if c.kind != PeltCallKind::CfsRq || c.path == "/" {
+            return;
+        }
+        let Some((ts, groups)) = self.walks.0.get_mut(&c.cpu) else {
+            return;
+        };
+        let Some(i) = groups.iter().position(|p| p == c.path) else {
+            return;
+        };
+        let (ts, path) = (*ts, groups.remove(i));
+        self.update_blocked_group(c.cpu, &path, ts);
+    }
+
+    /// Any other event: the walks under way are done (the rq lock was held throughout).
+    pub(super) fn finish_walks(&mut self) {
+        for (cpu, (ts, groups)) in std::mem::take(&mut self.walks.0) {
+            for p in groups {
+                self.update_blocked_group(cpu, &p, ts);
+            }
+        }
+    }
+}
