@@ -491,3 +491,45 @@ fn readme_inferred_replay_table_matches_the_replay() {
         want.join("\n")
     );
 }
+
+/// The SCHED softirq's blocked-average update (`softirq_entry`, `vec=7`) on a busy CPU:
+/// on 6.1 `cgroup-weight`, cpu0's tick at 15.5218 s raises it and the kernel folds the
+/// exited `fg`'s and `bg`'s removed load into the root (util 977 → 7). The same capture
+/// without the softirq's lines keeps the idle-tick rule, which never updates a busy CPU.
+#[test]
+fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
+    let cap = root().join("fixtures/lab/6.1.0-57-amd64/cgroup-weight");
+    let cpu0_max = |trace: PathBuf| {
+        let args = schedmath_host::replay::ReplayArgs {
+            trace,
+            profile: None,
+            kernel: None,
+            infer: true,
+            json: false,
+        };
+        let r = schedmath_host::replay::run(&args).unwrap();
+        assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+        let e = r.entities.iter().find(|e| e.entity == "cpu0 /").unwrap();
+        e.err[0].max
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("6.1.0-57-amd64");
+    std::fs::create_dir(&k).unwrap();
+    std::fs::copy(cap.join("meta.json"), k.join("meta.json")).unwrap();
+    let text =
+        std::io::read_to_string(schedmath_host::replay::open(&cap.join("report.txt.gz")).unwrap())
+            .unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.contains(" softirq_e"))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    assert!(without.len() < text.len());
+    std::fs::write(k.join("report.txt"), without).unwrap();
+    let (with, without) = (
+        cpu0_max(cap.join("report.txt.gz")),
+        cpu0_max(k.join("report.txt")),
+    );
+    assert!(without >= 900, "without the softirq: {without}");
+    assert!(with < 700, "with it: {with}");
+}
