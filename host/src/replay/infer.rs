@@ -1203,17 +1203,20 @@ impl InferReplay {
         }
     }
 
-    fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32) {
+    /// `pid` moves from `from` to `to`; `waking`: in its try_to_wake_up() (the only path
+    /// that moves a sleeping task).
+    fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32, waking: bool) {
         let t = self.tables;
         if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.detached) {
             // Moved again before its attach: only the destination changes.
             task.cpu = to;
             return;
         }
-        if self
-            .tasks
-            .get(&pid)
-            .is_some_and(|t| !t.on_rq && !t.detached)
+        if waking
+            && self
+                .tasks
+                .get(&pid)
+                .is_some_and(|t| !t.on_rq && !t.detached)
         {
             // A sleeping task (wake-up migration, migrate_task_rq_fair()):
             // remove_entity_load_avg() syncs it to the old cfs_rq's last update (no clock
@@ -1261,6 +1264,7 @@ impl InferReplay {
             return;
         };
         task.cpu = to;
+        task.on_rq = true;
         let w = task.weight_or_nice0();
         let Some(se) = task.avg.as_mut() else {
             return;
@@ -1428,7 +1432,7 @@ impl InferReplay {
                         self.end_delay(pid, ts);
                     }
                     if let Some(from) = from.filter(|&f| f != target) {
-                        self.migrate(ts, pid, from, target);
+                        self.migrate(ts, pid, from, target, true);
                     }
                     self.attach_detached(pid, target, ts);
                     // A delayed task's requeue_delayed_entity(): updated still delayed.
@@ -1472,8 +1476,12 @@ impl InferReplay {
                     e.migrate_queued(pid, (orig_cpu, dest_cpu), w, cpu == dest_cpu, ts);
                 }
                 // A sleeping task is detached and attached at once (the kernel folds its
-                // removed load into the old cfs_rq at that CPU's next update).
-                self.migrate(ts, pid, orig_cpu, dest_cpu);
+                // removed load into the old cfs_rq at that CPU's next update). Only
+                // try_to_wake_up() moves a sleeping task, right after its `sched_waking`: one
+                // moved without it was queued (a balance), even one the trace has not shown
+                // running or waking yet.
+                let waking = self.tasks.get(&pid).is_some_and(|t| t.waking.is_some());
+                self.migrate(ts, pid, orig_cpu, dest_cpu, waking);
             }
             Event::HrtimerExpire { function, .. } if is_tick(function) => {
                 let idle = self.cpus.get(&cpu).and_then(|c| c.curr) == Some(0);
@@ -2023,6 +2031,64 @@ mod tests {
         r.event(4_000, 0, &sw(10, "X", 0)).unwrap();
         assert!(steps(&r).is_empty());
         assert_eq!(r.tasks[&10].cpu, u32::MAX);
+    }
+
+    /// A task moved without its `sched_waking` was queued (a newly-idle balance pulled it:
+    /// 6.12 `periodic-90pct-16ms`, 16.9018 s, a task the trace had not shown yet): it is
+    /// detached from the old cfs_rq at once and attached after the new one's update, not
+    /// left as removed load there until it runs.
+    #[test]
+    fn a_task_moved_without_its_waking_was_queued() {
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        for cpu in [0, 1] {
+            let c = r.cpus.entry(cpu).or_default();
+            c.offset = Some(0);
+            c.cfs = Some(SchedAvg::default());
+        }
+        let util = |r: &InferReplay, cpu| r.cpus[&cpu].cfs.map(|c| c.util_avg);
+        let se = SchedAvg {
+            util_avg: 502,
+            util_sum: 502 * 47_742,
+            ..SchedAvg::default()
+        };
+        let cfs = |r: &mut InferReplay, cpu, util_avg: u32| {
+            if let Some(c) = r.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()) {
+                c.util_avg = u64::from(util_avg);
+                c.util_sum = util_avg * 47_742;
+            }
+        };
+        cfs(&mut r, 0, 662);
+        r.task(166, "trace-cmd").avg = Some(se);
+        let pull = Event::Migrate {
+            comm: "trace-cmd",
+            pid: 166,
+            orig_cpu: 0,
+            dest_cpu: 1,
+        };
+        r.event(1_000, 1, &pull).unwrap();
+        assert_eq!(util(&r, 0), Some(160), "detached from cpu0 at once");
+        assert!(r.tasks[&166].on_rq && r.tasks[&166].detached);
+        // The same move in a wake-up (its `sched_waking` first): removed load on cpu0.
+        let mut w = InferReplay::new(Profile::MAINLINE, None);
+        for cpu in [0, 1] {
+            let c = w.cpus.entry(cpu).or_default();
+            c.offset = Some(0);
+            c.cfs = Some(SchedAvg::default());
+        }
+        cfs(&mut w, 0, 662);
+        w.task(166, "trace-cmd").avg = Some(se);
+        let waking = Event::Wakeup {
+            comm: "trace-cmd",
+            pid: 166,
+            prio: Some(120),
+            target_cpu: Some(1),
+            waking: true,
+            new: false,
+        };
+        w.event(900, 1, &waking).unwrap();
+        w.event(1_000, 1, &pull).unwrap();
+        assert_eq!(util(&w, 0), Some(662), "removed load, folded in later");
+        assert!(!w.tasks[&166].on_rq);
     }
 
     #[test]
