@@ -137,6 +137,9 @@ struct Task {
     delayed: bool,
     /// v6.12: the model's decision at its last sleep, until a record tells the kernel's.
     sleep_decision: Option<bool>,
+    /// v6.12: dequeued before a newly-idle balance's pull, its util_est updated; its
+    /// `sched_switch` does not update it again.
+    dequeued: bool,
     stats: EntityStats,
 }
 
@@ -736,7 +739,11 @@ impl InferReplay {
                 }
             }
         }
-        let has_curr = curr != 0 && self.tasks.get(&curr).is_some_and(|t| t.weight.is_some());
+        let has_curr = curr != 0
+            && self
+                .tasks
+                .get(&curr)
+                .is_some_and(|t| t.weight.is_some() && t.running);
         // A grouped task weighs on the root through its group's entity.
         let (ses, grouped) = self.root_group_weight(cpu);
         (w.saturating_sub(grouped) + ses, n, has_curr)
@@ -841,17 +848,8 @@ impl InferReplay {
             },
         };
         let sleeping = !s.prev_runnable();
-        if let Some(p) = prev.filter(|_| sleeping && self.util_est_before_dequeue) {
-            if let Some(t) = self.tasks.get_mut(&p) {
-                if let Some(avg) = t.avg.as_mut() {
-                    util_est_update(avg, true, &ue_cpu);
-                }
-                // The dequeue's record: its util_est is the one just updated.
-                if let (Some((mut o, k)), Some(avg)) = (t.pending.take(), t.avg) {
-                    o.util_est = avg.util_est;
-                    compare(&mut t.stats, &o, &k, true);
-                }
-            }
+        if let Some(p) = prev.filter(|_| sleeping) {
+            self.util_est_before_dequeue(p);
         }
         if let Some(t) = prev.and_then(|p| self.tasks.get_mut(&p)) {
             t.settle();
@@ -1203,6 +1201,49 @@ impl InferReplay {
         }
     }
 
+    /// v6.12's dequeue_task_fair(): util_est_update() before the dequeue's PELT update
+    /// (once per sleep: the dequeue can come before a newly-idle balance's pull).
+    fn util_est_before_dequeue(&mut self, pid: i32) {
+        let ue_cpu = self.ue_cpu;
+        if !self.util_est_before_dequeue {
+            return;
+        }
+        let Some(t) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        if std::mem::take(&mut t.dequeued) {
+            return;
+        }
+        if let Some(avg) = t.avg.as_mut() {
+            util_est_update(avg, true, &ue_cpu);
+        }
+        // The dequeue's record: its util_est is the one just updated.
+        if let (Some((mut o, k)), Some(avg)) = (t.pending.take(), t.avg) {
+            o.util_est = avg.util_est;
+            compare(&mut t.stats, &o, &k, true);
+        }
+    }
+
+    /// A CPU pulls a task while its running task has a `sched_stat_runtime` since its last
+    /// sched event or timer exit: a newly-idle balance (pick_next_task_fair() finds no
+    /// runnable fair task), which runs after that task's dequeue in `__schedule()`, before
+    /// its `sched_switch`. The dequeue's update at that mark, and the task is off the
+    /// cfs_rq for the attach's update (its `sched_switch` does the rest; the newly-idle
+    /// balance can take milliseconds: 6.1 `mixed-sleep-timer`, cpu0 at 13.522 s).
+    fn dequeue_before_pull(&mut self, cpu: u32, curr: i32, update_curr: u64) {
+        if curr == 0 || !self.tasks.get(&curr).is_some_and(|t| t.running) {
+            return;
+        }
+        let ts = self.at(ClockPoint::Dequeue, update_curr);
+        self.util_est_before_dequeue(curr);
+        self.update(Some(curr), cpu, ts);
+        if let Some(t) = self.tasks.get_mut(&curr) {
+            t.running = false;
+            t.on_rq = false;
+            t.dequeued = self.util_est_before_dequeue;
+        }
+    }
+
     /// `pid` moves from `from` to `to`; `waking`: in its try_to_wake_up() (the only path
     /// that moves a sleeping task).
     fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32, waking: bool) {
@@ -1474,6 +1515,11 @@ impl InferReplay {
                 if let (Some(w), Some(e)) = (w, self.eevdf.as_mut()) {
                     // Written on the destination: a balance there pulled it.
                     e.migrate_queued(pid, (orig_cpu, dest_cpu), w, cpu == dest_cpu, ts);
+                }
+                if dest_cpu == cpu {
+                    if let Some(at) = mark.update_curr(curr) {
+                        self.dequeue_before_pull(cpu, curr, at);
+                    }
                 }
                 // A sleeping task is detached and attached at once (the kernel folds its
                 // removed load into the old cfs_rq at that CPU's next update). Only
@@ -1933,6 +1979,26 @@ fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Optio
 mod tests {
     use super::*;
 
+    fn migrate(comm: &str, pid: i32, orig_cpu: u32, dest_cpu: u32) -> Event<'_> {
+        Event::Migrate {
+            comm,
+            pid,
+            orig_cpu,
+            dest_cpu,
+        }
+    }
+
+    /// A replay whose `cpus` have a cfs_rq at zero and the trace clock as rq clock.
+    fn on_cpus(cpus: &[u32]) -> InferReplay {
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        for &cpu in cpus {
+            let c = r.cpus.entry(cpu).or_default();
+            c.offset = Some(0);
+            c.cfs = Some(SchedAvg::default());
+        }
+        r
+    }
+
     /// The dequeue's (or put_prev's) `sched_stat_runtime` is the running task's last since
     /// the CPU's last sched event or timer exit, not the tick's, a remote CPU's or an
     /// attach's.
@@ -1947,12 +2013,7 @@ mod tests {
             function: "tick_sched_timer",
             now: None,
         };
-        let pull = Event::Migrate {
-            comm: "b",
-            pid: 8,
-            orig_cpu: 1,
-            dest_cpu: 0,
-        };
+        let pull = migrate("b", 8, 1, 0);
         let mut m = ScheduleMark::default();
         // A tick's own update_curr(), then, after its exit, the dequeue's.
         for (ts, ev) in [(1, tick), (2, rt(7)), (3, Event::HrtimerExit), (4, rt(7))] {
@@ -2039,12 +2100,7 @@ mod tests {
     /// left as removed load there until it runs.
     #[test]
     fn a_task_moved_without_its_waking_was_queued() {
-        let mut r = InferReplay::new(Profile::MAINLINE, None);
-        for cpu in [0, 1] {
-            let c = r.cpus.entry(cpu).or_default();
-            c.offset = Some(0);
-            c.cfs = Some(SchedAvg::default());
-        }
+        let mut r = on_cpus(&[0, 1]);
         let util = |r: &InferReplay, cpu| r.cpus[&cpu].cfs.map(|c| c.util_avg);
         let se = SchedAvg {
             util_avg: 502,
@@ -2059,22 +2115,12 @@ mod tests {
         };
         cfs(&mut r, 0, 662);
         r.task(166, "trace-cmd").avg = Some(se);
-        let pull = Event::Migrate {
-            comm: "trace-cmd",
-            pid: 166,
-            orig_cpu: 0,
-            dest_cpu: 1,
-        };
+        let pull = migrate("trace-cmd", 166, 0, 1);
         r.event(1_000, 1, &pull).unwrap();
         assert_eq!(util(&r, 0), Some(160), "detached from cpu0 at once");
         assert!(r.tasks[&166].on_rq && r.tasks[&166].detached);
         // The same move in a wake-up (its `sched_waking` first): removed load on cpu0.
-        let mut w = InferReplay::new(Profile::MAINLINE, None);
-        for cpu in [0, 1] {
-            let c = w.cpus.entry(cpu).or_default();
-            c.offset = Some(0);
-            c.cfs = Some(SchedAvg::default());
-        }
+        let mut w = on_cpus(&[0, 1]);
         cfs(&mut w, 0, 662);
         w.task(166, "trace-cmd").avg = Some(se);
         let waking = Event::Wakeup {
@@ -2089,6 +2135,41 @@ mod tests {
         w.event(1_000, 1, &pull).unwrap();
         assert_eq!(util(&w, 0), Some(662), "removed load, folded in later");
         assert!(!w.tasks[&166].on_rq);
+    }
+
+    /// A pull written on a CPU whose running task wrote `sched_stat_runtime` since the last
+    /// sched event is a newly-idle balance: that task was dequeued at its mark (6.1
+    /// `mixed-sleep-timer`, cpu0, 13.522 s: 2 ms before its `sched_switch`), so the
+    /// pulled task's attach sees the cfs_rq without it.
+    #[test]
+    fn a_newly_idle_pull_comes_after_the_dequeue() {
+        let mut r = on_cpus(&[0, 1]);
+        r.current(0, 7, "frame");
+        r.tasks.get_mut(&7).unwrap().avg = Some(SchedAvg::default());
+        let rt = Event::StatRuntime {
+            pid: 7,
+            runtime: 1,
+            vruntime: None,
+        };
+        let pull = migrate("tick", 8, 1, 0);
+        r.event(1_000_000, 0, &rt).unwrap();
+        r.event(3_000_000, 0, &pull).unwrap();
+        let t = &r.tasks[&7];
+        assert!(!t.running && !t.on_rq);
+        // (last_update_time is kept on a 1024 ns boundary)
+        assert_eq!(
+            t.avg.map(|a| a.last_update_time),
+            Some(1_000_000 / 1024 * 1024)
+        );
+        assert_eq!(r.cfs_inputs(0), (0, 0, false));
+        // After a tick's exit the same pull is the balance softirq's: the task runs on.
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        r.current(0, 7, "frame");
+        r.cpus.entry(0).or_default().offset = Some(0);
+        r.event(1_000_000, 0, &rt).unwrap();
+        r.event(2_000_000, 0, &Event::HrtimerExit).unwrap();
+        r.event(3_000_000, 0, &pull).unwrap();
+        assert!(r.tasks[&7].running && r.tasks[&7].on_rq);
     }
 
     #[test]
