@@ -100,6 +100,10 @@ impl Step {
     }
 }
 
+/// A `sched_stat_runtime` whose clock read its `runtime=` places this much (ns) before
+/// the one its timestamp gives was written late ([`InferReplay::exec_chain`]).
+const LATE_WRITE: u64 = 100_000;
+
 /// `NICE_0_LOAD` unscaled.
 const NICE_0_WEIGHT: u64 = 1024;
 
@@ -187,6 +191,9 @@ struct Cpu {
     /// A busy tick's `hrtimer_expire_entry` whose update waits for its
     /// `sched_stat_runtime` (trace time; [`ClockPoint::TickRuntime`]).
     tick: Option<u64>,
+    /// The running task's `exec_start` as the replay places it: (pid, rq clock of its
+    /// switch-in or of its last update_curr()), for [`InferReplay::exec_chain`].
+    exec: Option<(i32, u64)>,
 }
 
 /// The inferred replay's state.
@@ -893,9 +900,12 @@ impl InferReplay {
             }
         }
         self.finish_delayed(cpu, ts, picked);
-        let idle_clock = (s.next_pid == 0).then(|| self.clock(cpu, ts)).flatten();
+        let clock = self.clock(cpu, ts);
+        let idle_clock = clock.filter(|_| s.next_pid == 0);
         let c = self.cpus.entry(cpu).or_default();
         c.curr = Some(s.next_pid);
+        // set_next_entity(): exec_start.
+        c.exec = clock.map(|at| (s.next_pid, at));
         if s.next_pid == 0 {
             // set_next_task_idle(): update_idle_rq_clock_pelt().
             c.clock_idle = idle_clock;
@@ -1391,8 +1401,43 @@ impl InferReplay {
         }
     }
 
+    /// update_curr() charges `runtime` = its clock minus the task's `exec_start` (its
+    /// switch-in or its last update_curr()), so a `sched_stat_runtime` written late (the
+    /// guest stalled between the clock read and the write: 6.1 `cgroup-weight`, 12.9752 s,
+    /// a dequeue written 1.66 ms after its clock read) is placed at most `runtime` after
+    /// that: the trace time standing for its clock read, moved back by the excess.
+    fn exec_chain(&mut self, ts: u64, pid: i32, runtime: u64) -> u64 {
+        let Some(cpu) = self
+            .cpus
+            .iter()
+            .find(|(_, c)| c.curr == Some(pid))
+            .map(|(&cpu, _)| cpu)
+        else {
+            return ts;
+        };
+        let Some(now) = self.clock(cpu, self.at(ClockPoint::Dequeue, ts)) else {
+            return ts;
+        };
+        let Some(c) = self.cpus.get_mut(&cpu) else {
+            return ts;
+        };
+        let chained = c
+            .exec
+            .filter(|&(p, _)| p == pid)
+            .map(|(_, start)| start.saturating_add(runtime));
+        // Only a write late by more than the update points' own spread (µs; the stalls
+        // are ms): the chain carries the error of its start.
+        let clock = chained.filter(|&ch| ch + LATE_WRITE < now).unwrap_or(now);
+        c.exec = Some((pid, clock));
+        ts.saturating_sub(now - clock)
+    }
+
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        let ts = match *ev {
+            Event::StatRuntime { pid, runtime, .. } => self.exec_chain(ts, pid, runtime),
+            _ => ts,
+        };
         let sched = is_sched_event(ev);
         if sched && !matches!(ev, Event::Wakeup { waking: false, .. }) {
             if let Some(c) = self.cpus.get_mut(&cpu) {
@@ -2170,6 +2215,24 @@ mod tests {
         r.event(2_000_000, 0, &Event::HrtimerExit).unwrap();
         r.event(3_000_000, 0, &pull).unwrap();
         assert!(r.tasks[&7].running && r.tasks[&7].on_rq);
+    }
+
+    /// A `sched_stat_runtime` written long after its clock read (6.1 `cgroup-weight`,
+    /// 12.9752 s: `runtime=326432` after the tick's update, written 1.66 ms later) stands
+    /// at its task's `exec_start` + runtime; one within [`LATE_WRITE`] keeps its stamp.
+    #[test]
+    fn a_late_stat_runtime_is_placed_by_its_runtime() {
+        let mut r = on_cpus(&[1]);
+        r.current(1, 140, "bgp");
+        if let Some(c) = r.cpus.get_mut(&1) {
+            c.exec = Some((140, 1_000_000));
+        }
+        assert_eq!(r.exec_chain(3_000_000, 140, 326_432), 1_326_432);
+        // The chain goes on from there: 50 µs late is within the points' spread.
+        assert_eq!(r.exec_chain(1_500_000, 140, 123_568), 1_500_000);
+        assert_eq!(r.cpus[&1].exec, Some((140, 1_500_000)));
+        // Another task's update_curr() (not running anywhere) is left alone.
+        assert_eq!(r.exec_chain(9_000_000, 7, 1), 9_000_000);
     }
 
     #[test]
