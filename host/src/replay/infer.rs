@@ -103,6 +103,10 @@ impl Step {
     }
 }
 
+/// A `sched_stat_runtime` whose clock read its `runtime=` places this much (ns) before
+/// the one its timestamp gives was written late ([`InferReplay::exec_chain`]).
+const LATE_WRITE: u64 = 100_000;
+
 /// `NICE_0_LOAD` unscaled.
 const NICE_0_WEIGHT: u64 = 1024;
 
@@ -140,6 +144,9 @@ struct Task {
     delayed: bool,
     /// v6.12: the model's decision at its last sleep, until a record tells the kernel's.
     sleep_decision: Option<bool>,
+    /// v6.12: dequeued before a newly-idle balance's pull, its util_est updated; its
+    /// `sched_switch` does not update it again.
+    dequeued: bool,
     stats: EntityStats,
 }
 
@@ -187,6 +194,9 @@ struct Cpu {
     /// A busy tick's `hrtimer_expire_entry` whose update waits for its
     /// `sched_stat_runtime` (trace time; [`ClockPoint::TickRuntime`]).
     tick: Option<u64>,
+    /// The running task's `exec_start` as the replay places it: (pid, rq clock of its
+    /// switch-in or of its last update_curr()), for [`InferReplay::exec_chain`].
+    exec: Option<(i32, u64)>,
 }
 
 /// The inferred replay's state.
@@ -768,7 +778,11 @@ impl InferReplay {
                 }
             }
         }
-        let has_curr = curr != 0 && self.tasks.get(&curr).is_some_and(|t| t.weight.is_some());
+        let has_curr = curr != 0
+            && self
+                .tasks
+                .get(&curr)
+                .is_some_and(|t| t.weight.is_some() && t.running);
         // A grouped task weighs on the root through its group's entity.
         let (ses, grouped) = self.root_group_weight(cpu);
         (w.saturating_sub(grouped) + ses, n, has_curr)
@@ -873,17 +887,8 @@ impl InferReplay {
             },
         };
         let sleeping = !s.prev_runnable();
-        if let Some(p) = prev.filter(|_| sleeping && self.util_est_before_dequeue) {
-            if let Some(t) = self.tasks.get_mut(&p) {
-                if let Some(avg) = t.avg.as_mut() {
-                    util_est_update(avg, true, &ue_cpu);
-                }
-                // The dequeue's record: its util_est is the one just updated.
-                if let (Some((mut o, k)), Some(avg)) = (t.pending.take(), t.avg) {
-                    o.util_est = avg.util_est;
-                    compare(&mut t.stats, &o, &k, true);
-                }
-            }
+        if let Some(p) = prev.filter(|_| sleeping) {
+            self.util_est_before_dequeue(p);
         }
         if let Some(t) = prev.and_then(|p| self.tasks.get_mut(&p)) {
             t.settle();
@@ -927,9 +932,12 @@ impl InferReplay {
             }
         }
         self.finish_delayed(cpu, ts, picked);
-        let idle_clock = (s.next_pid == 0).then(|| self.clock(cpu, ts)).flatten();
+        let clock = self.clock(cpu, ts);
+        let idle_clock = clock.filter(|_| s.next_pid == 0);
         let c = self.cpus.entry(cpu).or_default();
         c.curr = Some(s.next_pid);
+        // set_next_entity(): exec_start.
+        c.exec = clock.map(|at| (s.next_pid, at));
         if s.next_pid == 0 {
             // set_next_task_idle(): update_idle_rq_clock_pelt().
             c.clock_idle = idle_clock;
@@ -1235,17 +1243,63 @@ impl InferReplay {
         }
     }
 
-    fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32) {
+    /// v6.12's dequeue_task_fair(): util_est_update() before the dequeue's PELT update
+    /// (once per sleep: the dequeue can come before a newly-idle balance's pull).
+    fn util_est_before_dequeue(&mut self, pid: i32) {
+        let ue_cpu = self.ue_cpu;
+        if !self.util_est_before_dequeue {
+            return;
+        }
+        let Some(t) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        if std::mem::take(&mut t.dequeued) {
+            return;
+        }
+        if let Some(avg) = t.avg.as_mut() {
+            util_est_update(avg, true, &ue_cpu);
+        }
+        // The dequeue's record: its util_est is the one just updated.
+        if let (Some((mut o, k)), Some(avg)) = (t.pending.take(), t.avg) {
+            o.util_est = avg.util_est;
+            compare(&mut t.stats, &o, &k, true);
+        }
+    }
+
+    /// A CPU pulls a task while its running task has a `sched_stat_runtime` since its last
+    /// sched event or timer exit: a newly-idle balance (pick_next_task_fair() finds no
+    /// runnable fair task), which runs after that task's dequeue in `__schedule()`, before
+    /// its `sched_switch`. The dequeue's update at that mark, and the task is off the
+    /// cfs_rq for the attach's update (its `sched_switch` does the rest; the newly-idle
+    /// balance can take milliseconds: 6.1 `mixed-sleep-timer`, cpu0 at 13.522 s).
+    fn dequeue_before_pull(&mut self, cpu: u32, curr: i32, update_curr: u64) {
+        if curr == 0 || !self.tasks.get(&curr).is_some_and(|t| t.running) {
+            return;
+        }
+        let ts = self.at(ClockPoint::Dequeue, update_curr);
+        self.util_est_before_dequeue(curr);
+        self.update(Some(curr), cpu, ts);
+        if let Some(t) = self.tasks.get_mut(&curr) {
+            t.running = false;
+            t.on_rq = false;
+            t.dequeued = self.util_est_before_dequeue;
+        }
+    }
+
+    /// `pid` moves from `from` to `to`; `waking`: in its try_to_wake_up() (the only path
+    /// that moves a sleeping task).
+    fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32, waking: bool) {
         let t = self.tables;
         if let Some(task) = self.tasks.get_mut(&pid).filter(|t| t.detached) {
             // Moved again before its attach: only the destination changes.
             task.cpu = to;
             return;
         }
-        if self
-            .tasks
-            .get(&pid)
-            .is_some_and(|t| !t.on_rq && !t.detached)
+        if waking
+            && self
+                .tasks
+                .get(&pid)
+                .is_some_and(|t| !t.on_rq && !t.detached)
         {
             // A sleeping task (wake-up migration, migrate_task_rq_fair()):
             // remove_entity_load_avg() syncs it to the old cfs_rq's last update (no clock
@@ -1293,6 +1347,7 @@ impl InferReplay {
             return;
         };
         task.cpu = to;
+        task.on_rq = true;
         let w = task.weight_or_nice0();
         let Some(se) = task.avg.as_mut() else {
             return;
@@ -1378,6 +1433,37 @@ impl InferReplay {
         }
     }
 
+    /// update_curr() charges `runtime` = its clock minus the task's `exec_start` (its
+    /// switch-in or its last update_curr()), so a `sched_stat_runtime` written late (the
+    /// guest stalled between the clock read and the write: 6.1 `cgroup-weight`, 12.9752 s,
+    /// a dequeue written 1.66 ms after its clock read) is placed at most `runtime` after
+    /// that: the trace time standing for its clock read, moved back by the excess.
+    fn exec_chain(&mut self, ts: u64, pid: i32, runtime: u64) -> u64 {
+        let Some(cpu) = self
+            .cpus
+            .iter()
+            .find(|(_, c)| c.curr == Some(pid))
+            .map(|(&cpu, _)| cpu)
+        else {
+            return ts;
+        };
+        let Some(now) = self.clock(cpu, self.at(ClockPoint::Dequeue, ts)) else {
+            return ts;
+        };
+        let Some(c) = self.cpus.get_mut(&cpu) else {
+            return ts;
+        };
+        let chained = c
+            .exec
+            .filter(|&(p, _)| p == pid)
+            .map(|(_, start)| start.saturating_add(runtime));
+        // Only a write late by more than the update points' own spread (µs; the stalls
+        // are ms): the chain carries the error of its start.
+        let clock = chained.filter(|&ch| ch + LATE_WRITE < now).unwrap_or(now);
+        c.exec = Some((pid, clock));
+        ts.saturating_sub(now - clock)
+    }
+
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
         match ev {
@@ -1385,6 +1471,10 @@ impl InferReplay {
             e if is_answer_key(e) => {}
             _ => self.finish_walks(),
         }
+        let ts = match *ev {
+            Event::StatRuntime { pid, runtime, .. } => self.exec_chain(ts, pid, runtime),
+            _ => ts,
+        };
         let sched = is_sched_event(ev);
         if sched && !matches!(ev, Event::Wakeup { waking: false, .. }) {
             if let Some(c) = self.cpus.get_mut(&cpu) {
@@ -1465,7 +1555,7 @@ impl InferReplay {
                         self.end_delay(pid, ts);
                     }
                     if let Some(from) = from.filter(|&f| f != target) {
-                        self.migrate(ts, pid, from, target);
+                        self.migrate(ts, pid, from, target, true);
                     }
                     self.attach_detached(pid, target, ts);
                     // A delayed task's requeue_delayed_entity(): updated still delayed.
@@ -1508,9 +1598,18 @@ impl InferReplay {
                     // Written on the destination: a balance there pulled it.
                     e.migrate_queued(pid, (orig_cpu, dest_cpu), w, cpu == dest_cpu, ts);
                 }
+                if dest_cpu == cpu {
+                    if let Some(at) = mark.update_curr(curr) {
+                        self.dequeue_before_pull(cpu, curr, at);
+                    }
+                }
                 // A sleeping task is detached and attached at once (the kernel folds its
-                // removed load into the old cfs_rq at that CPU's next update).
-                self.migrate(ts, pid, orig_cpu, dest_cpu);
+                // removed load into the old cfs_rq at that CPU's next update). Only
+                // try_to_wake_up() moves a sleeping task, right after its `sched_waking`: one
+                // moved without it was queued (a balance), even one the trace has not shown
+                // running or waking yet.
+                let waking = self.tasks.get(&pid).is_some_and(|t| t.waking.is_some());
+                self.migrate(ts, pid, orig_cpu, dest_cpu, waking);
             }
             Event::HrtimerExpire { function, .. } if is_tick(function) => {
                 let idle = self.cpus.get(&cpu).and_then(|c| c.curr) == Some(0);
@@ -1967,6 +2066,26 @@ fn compare_avgs(s: &mut EntityStats, ours: &SchedAvg, load: u64, runnable: Optio
 mod tests {
     use super::*;
 
+    fn migrate(comm: &str, pid: i32, orig_cpu: u32, dest_cpu: u32) -> Event<'_> {
+        Event::Migrate {
+            comm,
+            pid,
+            orig_cpu,
+            dest_cpu,
+        }
+    }
+
+    /// A replay whose `cpus` have a cfs_rq at zero and the trace clock as rq clock.
+    fn on_cpus(cpus: &[u32]) -> InferReplay {
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        for &cpu in cpus {
+            let c = r.cpus.entry(cpu).or_default();
+            c.offset = Some(0);
+            c.cfs = Some(SchedAvg::default());
+        }
+        r
+    }
+
     /// The dequeue's (or put_prev's) `sched_stat_runtime` is the running task's last since
     /// the CPU's last sched event or timer exit, not the tick's, a remote CPU's or an
     /// attach's.
@@ -1981,12 +2100,7 @@ mod tests {
             function: "tick_sched_timer",
             now: None,
         };
-        let pull = Event::Migrate {
-            comm: "b",
-            pid: 8,
-            orig_cpu: 1,
-            dest_cpu: 0,
-        };
+        let pull = migrate("b", 8, 1, 0);
         let mut m = ScheduleMark::default();
         // A tick's own update_curr(), then, after its exit, the dequeue's.
         for (ts, ev) in [(1, tick), (2, rt(7)), (3, Event::HrtimerExit), (4, rt(7))] {
@@ -2065,6 +2179,102 @@ mod tests {
         r.event(4_000, 0, &sw(10, "X", 0)).unwrap();
         assert!(steps(&r).is_empty());
         assert_eq!(r.tasks[&10].cpu, u32::MAX);
+    }
+
+    /// A task moved without its `sched_waking` was queued (a newly-idle balance pulled it:
+    /// 6.12 `periodic-90pct-16ms`, 16.9018 s, a task the trace had not shown yet): it is
+    /// detached from the old cfs_rq at once and attached after the new one's update, not
+    /// left as removed load there until it runs.
+    #[test]
+    fn a_task_moved_without_its_waking_was_queued() {
+        let mut r = on_cpus(&[0, 1]);
+        let util = |r: &InferReplay, cpu| r.cpus[&cpu].cfs.map(|c| c.util_avg);
+        let se = SchedAvg {
+            util_avg: 502,
+            util_sum: 502 * 47_742,
+            ..SchedAvg::default()
+        };
+        let cfs = |r: &mut InferReplay, cpu, util_avg: u32| {
+            if let Some(c) = r.cpus.get_mut(&cpu).and_then(|c| c.cfs.as_mut()) {
+                c.util_avg = u64::from(util_avg);
+                c.util_sum = util_avg * 47_742;
+            }
+        };
+        cfs(&mut r, 0, 662);
+        r.task(166, "trace-cmd").avg = Some(se);
+        let pull = migrate("trace-cmd", 166, 0, 1);
+        r.event(1_000, 1, &pull).unwrap();
+        assert_eq!(util(&r, 0), Some(160), "detached from cpu0 at once");
+        assert!(r.tasks[&166].on_rq && r.tasks[&166].detached);
+        // The same move in a wake-up (its `sched_waking` first): removed load on cpu0.
+        let mut w = on_cpus(&[0, 1]);
+        cfs(&mut w, 0, 662);
+        w.task(166, "trace-cmd").avg = Some(se);
+        let waking = Event::Wakeup {
+            comm: "trace-cmd",
+            pid: 166,
+            prio: Some(120),
+            target_cpu: Some(1),
+            waking: true,
+            new: false,
+        };
+        w.event(900, 1, &waking).unwrap();
+        w.event(1_000, 1, &pull).unwrap();
+        assert_eq!(util(&w, 0), Some(662), "removed load, folded in later");
+        assert!(!w.tasks[&166].on_rq);
+    }
+
+    /// A pull written on a CPU whose running task wrote `sched_stat_runtime` since the last
+    /// sched event is a newly-idle balance: that task was dequeued at its mark (6.1
+    /// `mixed-sleep-timer`, cpu0, 13.522 s: 2 ms before its `sched_switch`), so the
+    /// pulled task's attach sees the cfs_rq without it.
+    #[test]
+    fn a_newly_idle_pull_comes_after_the_dequeue() {
+        let mut r = on_cpus(&[0, 1]);
+        r.current(0, 7, "frame");
+        r.tasks.get_mut(&7).unwrap().avg = Some(SchedAvg::default());
+        let rt = Event::StatRuntime {
+            pid: 7,
+            runtime: 1,
+            vruntime: None,
+        };
+        let pull = migrate("tick", 8, 1, 0);
+        r.event(1_000_000, 0, &rt).unwrap();
+        r.event(3_000_000, 0, &pull).unwrap();
+        let t = &r.tasks[&7];
+        assert!(!t.running && !t.on_rq);
+        // (last_update_time is kept on a 1024 ns boundary)
+        assert_eq!(
+            t.avg.map(|a| a.last_update_time),
+            Some(1_000_000 / 1024 * 1024)
+        );
+        assert_eq!(r.cfs_inputs(0), (0, 0, false));
+        // After a tick's exit the same pull is the balance softirq's: the task runs on.
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        r.current(0, 7, "frame");
+        r.cpus.entry(0).or_default().offset = Some(0);
+        r.event(1_000_000, 0, &rt).unwrap();
+        r.event(2_000_000, 0, &Event::HrtimerExit).unwrap();
+        r.event(3_000_000, 0, &pull).unwrap();
+        assert!(r.tasks[&7].running && r.tasks[&7].on_rq);
+    }
+
+    /// A `sched_stat_runtime` written long after its clock read (6.1 `cgroup-weight`,
+    /// 12.9752 s: `runtime=326432` after the tick's update, written 1.66 ms later) stands
+    /// at its task's `exec_start` + runtime; one within [`LATE_WRITE`] keeps its stamp.
+    #[test]
+    fn a_late_stat_runtime_is_placed_by_its_runtime() {
+        let mut r = on_cpus(&[1]);
+        r.current(1, 140, "bgp");
+        if let Some(c) = r.cpus.get_mut(&1) {
+            c.exec = Some((140, 1_000_000));
+        }
+        assert_eq!(r.exec_chain(3_000_000, 140, 326_432), 1_326_432);
+        // The chain goes on from there: 50 µs late is within the points' spread.
+        assert_eq!(r.exec_chain(1_500_000, 140, 123_568), 1_500_000);
+        assert_eq!(r.cpus[&1].exec, Some((140, 1_500_000)));
+        // Another task's update_curr() (not running anywhere) is left alone.
+        assert_eq!(r.exec_chain(9_000_000, 7, 1), 9_000_000);
     }
 
     #[test]
