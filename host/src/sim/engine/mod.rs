@@ -815,6 +815,7 @@ impl<'p> Engine<'p> {
         };
         update_rq_clock_task(&mut r.clock, delta, irq_delta, &cpu, &self.profile);
         if irq_delta != 0 {
+            r.sugov_stale = true;
             update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
@@ -872,6 +873,7 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
+        r.sugov_stale = true;
         let before = traced.then_some(r.cfs);
         let ret = __update_load_avg_cfs_rq(
             now,
@@ -890,6 +892,7 @@ impl<'p> Engine<'p> {
     /// `update_rt_rq_load_avg()`; returns whether the signal decayed.
     fn update_rt(&mut self, c: usize, running: bool) -> bool {
         let r = &mut self.rqs[c];
+        r.sugov_stale = true;
         let now = rq_clock_pelt(&r.clock);
         update_rt_rq_load_avg(now, &mut r.rt, i32::from(running), self.tables) != 0
     }
@@ -922,8 +925,9 @@ impl<'p> Engine<'p> {
                 self.acct(cc);
             }
         }
-        // The views are written over the domain's own buffer (one entry per CPU of the
-        // policy, sized once) in place: no push, no length check per CPU, no move.
+        // The views are kept in the domain's own buffer (one entry per CPU of the policy,
+        // sized once) and rebuilt in place for the CPUs whose inputs were written since
+        // (most updates find the policy's other CPUs as the last one left them).
         let Engine {
             rqs,
             util_memo,
@@ -936,7 +940,14 @@ impl<'p> Engine<'p> {
         } = self;
         let (view, dom) = (&mut sugov_views[d], &mut doms[d]);
         for (v, &cc) in view.iter_mut().zip(&dom.cpus) {
-            *v = sugov_rq(&rqs[cc], cc, &mut util_memo[cc]);
+            let r = &mut rqs[cc];
+            if r.sugov_stale {
+                r.sugov_stale = false;
+                *v = sugov_rq(r, cc, &mut util_memo[cc]);
+            } else {
+                // Every write of an input marks the CPU stale: the tests check it.
+                debug_assert_eq!(*v, sugov_rq(r, cc, &mut { util_memo[cc] }));
+            }
         }
         let old = dom.cur();
         let switched = dom.update(sugov_pos[c], view, profile, *now, flags);
