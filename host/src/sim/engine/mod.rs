@@ -939,11 +939,13 @@ impl<'p> Engine<'p> {
             ..
         } = self;
         let (view, dom) = (&mut sugov_views[d], &mut doms[d]);
-        for (v, &cc) in view.iter_mut().zip(&dom.cpus) {
+        let memo = &mut dom.get_util_memo;
+        for ((v, &cc), m) in view.iter_mut().zip(&dom.cpus).zip(memo.iter_mut()) {
             let r = &mut rqs[cc];
             if r.sugov_stale {
                 r.sugov_stale = false;
                 *v = sugov_rq(r, cc, &mut util_memo[cc]);
+                *m = None;
             } else {
                 // Every write of an input marks the CPU stale: the tests check it.
                 debug_assert_eq!(*v, sugov_rq(r, cc, &mut { util_memo[cc] }));
