@@ -449,13 +449,33 @@ pub fn sugov_next_freq_shared(
     max_cap: u64,
     time: u64,
 ) -> Option<u32> {
+    let mut get_util = |_: usize, sg_cpu: &mut SugovCpu, rq: &SugovRq, boost: u64| {
+        sugov_get_util(sg_cpu, rq, env, boost);
+    };
+    sugov_next_freq_shared_with(sg_policy, (sg_cpus, rqs), env, max_cap, time, &mut get_util)
+}
+
+/// [`sugov_next_freq_shared`] of the policy's `(sg_cpus, rqs)` with each CPU's
+/// [`sugov_get_util`] done by `get_util(j, sg_cpu, rq, boost)` (`j`: the CPU's position
+/// in the policy), which must set `sg_cpu.util` and `sg_cpu.bw_min` as [`sugov_get_util`]
+/// with `env` would. They are a function of `(rq, boost)` and `env.uclamp_used` only, so
+/// a caller that knows a CPU's `rq` and `boost` unchanged since its last call may give
+/// back that call's result.
+pub fn sugov_next_freq_shared_with(
+    sg_policy: &mut SugovPolicy,
+    (sg_cpus, rqs): (&mut [SugovCpu], &[SugovRq]),
+    env: &SugovEnv,
+    max_cap: u64,
+    time: u64,
+    get_util: &mut impl FnMut(usize, &mut SugovCpu, &SugovRq, u64),
+) -> Option<u32> {
     if sg_cpus.len() != rqs.len() {
         return None;
     }
     let mut util = 0;
-    for (j_sg_cpu, rq) in sg_cpus.iter_mut().zip(rqs) {
+    for (j, (j_sg_cpu, rq)) in sg_cpus.iter_mut().zip(rqs).enumerate() {
         let boost = sugov_iowait_apply(j_sg_cpu, env, time, max_cap);
-        sugov_get_util(j_sg_cpu, rq, env, boost);
+        get_util(j, j_sg_cpu, rq, boost);
         util = core::cmp::max(j_sg_cpu.util, util);
     }
     get_next_freq(sg_policy, env, util, max_cap)
@@ -476,6 +496,23 @@ pub fn sugov_update_shared(
     time: u64,
     flags: u32,
 ) -> Option<SugovUpdate> {
+    let mut get_util = |_: usize, sg_cpu: &mut SugovCpu, rq: &SugovRq, boost: u64| {
+        sugov_get_util(sg_cpu, rq, env, boost);
+    };
+    let cpus = (sg_cpus, rqs, cpu);
+    sugov_update_shared_with(sg_policy, cpus, env, time, flags, &mut get_util)
+}
+
+/// [`sugov_update_shared`] of the policy's `(sg_cpus, rqs, cpu)` with each CPU's
+/// [`sugov_get_util`] done by `get_util` (see [`sugov_next_freq_shared_with`]).
+pub fn sugov_update_shared_with(
+    sg_policy: &mut SugovPolicy,
+    (sg_cpus, rqs, cpu): (&mut [SugovCpu], &[SugovRq], usize),
+    env: &SugovEnv,
+    time: u64,
+    flags: u32,
+    get_util: &mut impl FnMut(usize, &mut SugovCpu, &SugovRq, u64),
+) -> Option<SugovUpdate> {
     let rq = *rqs.get(cpu)?;
     let sg_cpu = sg_cpus.get_mut(cpu)?;
     sugov_iowait_boost(sg_cpu, env, time, flags);
@@ -484,7 +521,8 @@ pub fn sugov_update_shared(
     if !sugov_should_update_freq(sg_policy, time) {
         return Some(SugovUpdate::default());
     }
-    let next_f = sugov_next_freq_shared(sg_policy, sg_cpus, rqs, env, rq.capacity, time)?;
+    let next_f =
+        sugov_next_freq_shared_with(sg_policy, (sg_cpus, rqs), env, rq.capacity, time, get_util)?;
     let committed = sugov_update_next_freq(sg_policy, time, next_f);
     if committed {
         sugov_commit(sg_policy, next_f);
@@ -890,18 +928,66 @@ mod tests {
         assert_eq!(sg.policy.cur, 600000);
     }
 
+    /// A two-CPU A72 policy, both CPUs at util 100, CPU 1 with a 256 iowait boost (not
+    /// pending) last updated at 1 ms.
+    fn boosted_pair() -> (SugovPolicy, [SugovCpu; 2], [SugovRq; 2]) {
+        let boosted = SugovCpu {
+            iowait_boost: 256,
+            last_update: 1_000_000,
+            ..Default::default()
+        };
+        (
+            a72(),
+            [SugovCpu::default(), boosted],
+            [rq(100, 0), rq(100, 0)],
+        )
+    }
+
+    #[test]
+    fn shared_update_with_takes_each_cpus_util_from_get_util() {
+        let (mut sg, mut cpus, rqs) = boosted_pair();
+        let mut calls = [None; 2];
+        // Every CPU asks for util 512 of 1024: 1_800_000 * 512 / 1024 = 900_000 kHz raw,
+        // the A72's lowest frequency at or above it is 1_008_000.
+        let mut get_util = |j: usize, sg_cpu: &mut SugovCpu, rq: &SugovRq, boost: u64| {
+            calls[j] = Some((rq.util_cfs_boost, boost));
+            (sg_cpu.util, sg_cpu.bw_min) = (512, 7);
+        };
+        let t = sugov_update_shared_with(
+            &mut sg,
+            (&mut cpus, &rqs, 0),
+            &env(),
+            2_000_000,
+            0,
+            &mut get_util,
+        );
+        // CPU 1's boost (not pending) halves to 128 first: (128 * 1024) >> 10 = 128.
+        assert_eq!(calls, [Some((100, 0)), Some((100, 128))]);
+        assert_eq!(t.map(|t| t.next_f), Some(1_008_000));
+        assert_eq!((cpus[1].util, cpus[1].bw_min), (512, 7));
+        let mut sg2 = a72();
+        let mut cpus2 = [SugovCpu::default(); 2];
+        let mut none = |_: usize, _: &mut SugovCpu, _: &SugovRq, _: u64| {};
+        let max = sugov_next_freq_shared_with(
+            &mut sg2,
+            (&mut cpus2, &rqs[..1]),
+            &env(),
+            1024,
+            0,
+            &mut none,
+        );
+        assert_eq!(max, None, "slices of different lengths");
+        // The plain one: CPU 0's 512 plus the 25 % headroom is 640 of 1024, so
+        // 1_800_000 * 640 / 1024 = 1_125_000 kHz raw, resolved up to 1_200_000.
+        let rqs = [rq(512, 0), rq(100, 0)];
+        let f = sugov_next_freq_shared(&mut sg2, &mut cpus2, &rqs, &env(), 1024, 0);
+        assert_eq!(f, Some(1_200_000));
+        assert_eq!((cpus2[0].util, cpus2[1].util), (640, 125));
+    }
+
     #[test]
     fn shared_policy_applies_every_cpus_boost_with_the_triggers_time() {
-        let mut sg = a72();
-        let mut cpus = [
-            SugovCpu::default(),
-            SugovCpu {
-                iowait_boost: 256,
-                last_update: 1_000_000,
-                ..Default::default()
-            },
-        ];
-        let rqs = [rq(100, 0), rq(100, 0)];
+        let (mut sg, mut cpus, rqs) = boosted_pair();
         let t = sugov_update_shared(&mut sg, &mut cpus, &rqs, 0, &env(), 2_000_000, 0);
         // CPU 1's boost (not pending) halves to 128 and floors its util: 128 * 1.25 = 160.
         assert_eq!((cpus[1].iowait_boost, cpus[1].util), (128, 160));

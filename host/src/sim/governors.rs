@@ -18,8 +18,8 @@ use schedmath::cpuidle::{
     Governor, IdleExit, IdleMiss, SelectEnv, Selection,
 };
 use schedmath::schedutil::{
-    sugov_update_shared, sugov_update_single_freq, SugovCpu, SugovEnv, SugovPolicy, SugovRq,
-    SugovUpdate,
+    sugov_get_util, sugov_update_shared_with, sugov_update_single_freq, SugovCpu, SugovEnv,
+    SugovPolicy, SugovRq, SugovUpdate,
 };
 use schedmath::Profile;
 
@@ -52,6 +52,12 @@ pub struct FreqDomainState {
     pub since: u64,
     /// What the last update did (`None`: it failed); read by the trace.
     pub last: Option<SugovUpdate>,
+    /// Per CPU of a shared policy (in `cpus` order): the iowait boost and the `(util,
+    /// bw_min)` of its last `sugov_get_util()`, `None` once its rq view changed (the
+    /// caller of [`FreqDomainState::update`] clears it). `sugov_get_util()` is a function
+    /// of the view, the boost and the domain's fixed `env`, and most updates find the
+    /// policy's other CPUs as the last one left them: their result is reused.
+    pub get_util_memo: Vec<Option<(u64, (u64, u64))>>,
 }
 
 impl FreqDomainState {
@@ -86,6 +92,7 @@ impl FreqDomainState {
             since: 0,
             last: None,
             cur_power_uw: 0,
+            get_util_memo: vec![None; d.cpus.len()],
         };
         st.cur_power_uw = st.power_at(st.cur());
         Ok(st)
@@ -121,15 +128,21 @@ impl FreqDomainState {
             let (rq, sg_cpu) = (rqs.first()?, self.sg_cpus.first_mut()?);
             sugov_update_single_freq(&mut self.sg, sg_cpu, rq, &self.env, profile, now, flags)
         } else {
-            sugov_update_shared(
-                &mut self.sg,
-                &mut self.sg_cpus,
-                rqs,
-                pos,
-                &self.env,
-                now,
-                flags,
-            )
+            let (env, memo) = (&self.env, &mut self.get_util_memo);
+            let mut get_util =
+                |j: usize, sg_cpu: &mut SugovCpu, rq: &SugovRq, boost: u64| match memo.get_mut(j) {
+                    Some(Some((b, util))) if *b == boost => {
+                        (sg_cpu.util, sg_cpu.bw_min) = *util;
+                    }
+                    m => {
+                        sugov_get_util(sg_cpu, rq, env, boost);
+                        if let Some(m) = m {
+                            *m = Some((boost, (sg_cpu.util, sg_cpu.bw_min)));
+                        }
+                    }
+                };
+            let cpus = (&mut self.sg_cpus[..], rqs, pos);
+            sugov_update_shared_with(&mut self.sg, cpus, env, now, flags, &mut get_util)
         };
         let after = self.sg.policy.cur;
         if after != before {

@@ -85,6 +85,10 @@ pub struct Rq {
     pub seg_start: u64,
     /// Generation of the pending completion event.
     pub gen: u64,
+    /// One of the inputs of schedutil's view of this CPU (`cfs` util_avg, runnable_avg
+    /// or util_est, `rt`/`irq` util_avg, `nr_rt`, the rq clamps, `idle_calls`) may have
+    /// changed since the view was last built: every write of one sets it.
+    pub sugov_stale: bool,
     /// Idle state stay, while idle.
     pub idle: Option<IdleStay>,
     /// The tick is stopped (nohz idle).
@@ -132,6 +136,7 @@ impl Rq {
             last_acct: 0,
             seg_start: 0,
             gen: 0,
+            sugov_stale: true,
             idle: None,
             tick_stopped: false,
             idle_calls: 0,

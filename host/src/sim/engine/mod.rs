@@ -815,6 +815,7 @@ impl<'p> Engine<'p> {
         };
         update_rq_clock_task(&mut r.clock, delta, irq_delta, &cpu, &self.profile);
         if irq_delta != 0 {
+            r.sugov_stale = true;
             update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
@@ -872,6 +873,7 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
+        r.sugov_stale = true;
         let before = traced.then_some(r.cfs);
         let ret = __update_load_avg_cfs_rq(
             now,
@@ -890,6 +892,7 @@ impl<'p> Engine<'p> {
     /// `update_rt_rq_load_avg()`; returns whether the signal decayed.
     fn update_rt(&mut self, c: usize, running: bool) -> bool {
         let r = &mut self.rqs[c];
+        r.sugov_stale = true;
         let now = rq_clock_pelt(&r.clock);
         update_rt_rq_load_avg(now, &mut r.rt, i32::from(running), self.tables) != 0
     }
@@ -910,36 +913,59 @@ impl<'p> Engine<'p> {
     /// `cpufreq_update_util(rq, flags)` from `c`.
     fn cpufreq_update_flags(&mut self, c: usize, flags: u32) {
         let d = self.rqs[c].domain;
-        // The policy's CPUs are read by index and their views go into a reused buffer:
-        // this runs at every tick and enqueue, so it allocates nothing.
-        // A busy CPU's work so far is accounted at the old frequency; an idle CPU's energy
-        // does not depend on it and is exact however its interval is split (an integer
-        // power × time sum), so it waits for that CPU's next accounting.
-        let n = self.doms[d].cpus.len();
-        for i in 0..n {
-            let cc = self.doms[d].cpus[i];
-            if self.rqs[cc].curr.is_some() {
-                self.acct(cc);
-            }
-        }
-        // The views are written over the domain's own buffer (one entry per CPU of the
-        // policy, sized once) in place: no push, no length check per CPU, no move.
+        // The views are kept in the domain's own buffer (one entry per CPU of the policy,
+        // sized once) and rebuilt in place for the CPUs whose inputs were written since
+        // (most updates find the policy's other CPUs as the last one left them). The same
+        // pass finds the busy CPUs whose work so far must be accounted at the old
+        // frequency (bit `i`: the policy's CPU `i`); an idle CPU's energy does not depend
+        // on it and is exact however its interval is split (an integer power × time
+        // sum), so it waits for that CPU's next accounting.
+        let (mut unaccounted, mut beyond_64) = (0u64, false);
         let Engine {
             rqs,
             util_memo,
             sugov_views,
             doms,
-            sugov_pos,
-            profile,
             now,
             ..
         } = self;
         let (view, dom) = (&mut sugov_views[d], &mut doms[d]);
-        for (v, &cc) in view.iter_mut().zip(&dom.cpus) {
-            *v = sugov_rq(&rqs[cc], cc, &mut util_memo[cc]);
+        let memo = &mut dom.get_util_memo;
+        let cpus = view.iter_mut().zip(&dom.cpus).zip(memo.iter_mut());
+        for (i, ((v, &cc), m)) in cpus.enumerate() {
+            let r = &mut rqs[cc];
+            if r.curr.is_some() && *now > r.last_acct {
+                match u32::try_from(i).ok().and_then(|i| 1u64.checked_shl(i)) {
+                    Some(bit) => unaccounted |= bit,
+                    None => beyond_64 = true,
+                }
+            }
+            if r.sugov_stale {
+                r.sugov_stale = false;
+                *v = sugov_rq(r, cc, &mut util_memo[cc]);
+                *m = None;
+            } else {
+                // Every write of an input marks the CPU stale: the tests check it.
+                debug_assert_eq!(*v, sugov_rq(r, cc, &mut { util_memo[cc] }));
+            }
         }
+        while unaccounted != 0 {
+            let i = unaccounted.trailing_zeros() as usize; // below 64
+            unaccounted &= unaccounted - 1;
+            self.acct(self.doms[d].cpus[i]);
+        }
+        let n = self.doms[d].cpus.len();
+        if beyond_64 {
+            for i in 64..n {
+                let cc = self.doms[d].cpus[i];
+                if self.rqs[cc].curr.is_some() {
+                    self.acct(cc);
+                }
+            }
+        }
+        let (view, dom) = (&self.sugov_views[d], &mut self.doms[d]);
         let old = dom.cur();
-        let switched = dom.update(sugov_pos[c], view, profile, *now, flags);
+        let switched = dom.update(self.sugov_pos[c], view, &self.profile, self.now, flags);
         self.tr_sugov(d, c, flags, old);
         if let Some(f) = switched {
             let fref = self.doms[d].fref_khz;

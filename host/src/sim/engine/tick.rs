@@ -146,6 +146,7 @@ impl Engine<'_> {
             // `__update_blocked_others()`: rt and irq; then `__update_blocked_fair()`.
             let mut decayed = self.update_rt(c, false);
             let r = &mut self.rqs[c];
+            r.sugov_stale = true;
             decayed |= update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
