@@ -449,10 +449,13 @@ pub fn sugov_next_freq_shared(
     max_cap: u64,
     time: u64,
 ) -> Option<u32> {
-    let mut get_util = |_: usize, sg_cpu: &mut SugovCpu, rq: &SugovRq, boost: u64| {
-        sugov_get_util(sg_cpu, rq, env, boost);
-    };
+    let mut get_util = plain_get_util(env);
     sugov_next_freq_shared_with(sg_policy, (sg_cpus, rqs), env, max_cap, time, &mut get_util)
+}
+
+/// The `get_util` of the `_with` functions that always calls [`sugov_get_util`].
+fn plain_get_util(env: &SugovEnv) -> impl FnMut(usize, &mut SugovCpu, &SugovRq, u64) + '_ {
+    move |_, sg_cpu, rq, boost| sugov_get_util(sg_cpu, rq, env, boost)
 }
 
 /// [`sugov_next_freq_shared`] of the policy's `(sg_cpus, rqs)` with each CPU's
@@ -496,9 +499,7 @@ pub fn sugov_update_shared(
     time: u64,
     flags: u32,
 ) -> Option<SugovUpdate> {
-    let mut get_util = |_: usize, sg_cpu: &mut SugovCpu, rq: &SugovRq, boost: u64| {
-        sugov_get_util(sg_cpu, rq, env, boost);
-    };
+    let mut get_util = plain_get_util(env);
     let cpus = (sg_cpus, rqs, cpu);
     sugov_update_shared_with(sg_policy, cpus, env, time, flags, &mut get_util)
 }
