@@ -1039,6 +1039,28 @@ impl InferReplay {
         }
     }
 
+    /// v6.12: a load balance moves `pid` (no `sched_waking`) while the replay holds it
+    /// asleep: only queued tasks are moved, so its sleep was delayed (or its delay had not
+    /// ended yet) — the kernel detaches it still delayed and attaches it to the new CPU at
+    /// once (detach_task() / attach_task(), fair.c), where a pick ends its delay. Returns
+    /// whether the replay took it as delayed here.
+    fn delayed_by_move(&mut self, pid: i32) -> bool {
+        if self.eevdf.is_none() {
+            return false;
+        }
+        let Some(t) = self.tasks.get_mut(&pid) else {
+            return false;
+        };
+        if t.waking.is_some() || t.detached || t.running || t.avg.is_none() {
+            return false;
+        }
+        if !t.on_rq {
+            t.on_rq = true;
+            t.delayed = true;
+        }
+        t.delayed
+    }
+
     /// task_dead_fair() after the last switch (kernel/sched/fair.c):
     /// remove_entity_load_avg() syncs the dead task to its cfs_rq's last update and queues
     /// its averages as removed load, folded in at that cfs_rq's next update.
@@ -1592,11 +1614,13 @@ impl InferReplay {
                 if self.tasks.get(&pid).is_some_and(|t| t.waking.is_some()) {
                     self.end_delay(pid, ts);
                 }
+                let delayed = self.delayed_by_move(pid);
                 let queued = self.tasks.get(&pid).filter(|t| t.on_rq && !t.detached);
                 let w = queued.and_then(|t| self.eevdf_weight(pid, None).and(t.weight));
                 if let (Some(w), Some(e)) = (w, self.eevdf.as_mut()) {
                     // Written on the destination: a balance there pulled it.
-                    e.migrate_queued(pid, (orig_cpu, dest_cpu), w, cpu == dest_cpu, ts);
+                    let (cpus, pulled) = ((orig_cpu, dest_cpu), cpu == dest_cpu);
+                    e.migrate_queued(pid, cpus, w, (pulled, delayed), ts);
                 }
                 if dest_cpu == cpu {
                     if let Some(at) = mark.update_curr(curr) {
@@ -2222,6 +2246,50 @@ mod tests {
         w.event(1_000, 1, &pull).unwrap();
         assert_eq!(util(&w, 0), Some(662), "removed load, folded in later");
         assert!(!w.tasks[&166].on_rq);
+    }
+
+    /// v6.12: a balance moves a task the replay holds asleep (the model had ended its delay
+    /// at a pick the kernel did not make: 6.12 `wakeup-storm`, rt-app's main thread,
+    /// 16.9599 s): it was delayed, so it is queued on the new CPU without its runnable,
+    /// attached there, and the new CPU's next pick dequeues it.
+    #[test]
+    fn a_sleeper_moved_by_a_balance_was_delayed() {
+        let mut r = on_cpus(&[0, 1]);
+        r.set_kernel(Some((6, 12)));
+        r.set_eevdf(2, 250);
+        r.task(170, "rt-app").avg = Some(SchedAvg {
+            util_avg: 311,
+            util_sum: 311 * 47_742,
+            ..SchedAvg::default()
+        });
+        let sleep = |prev_pid, prev_comm| {
+            Event::Switch(Switch {
+                prev_comm,
+                prev_pid,
+                prev_prio: Some(120),
+                prev_state: "S",
+                next_comm: "swapper",
+                next_pid: 0,
+                next_prio: Some(120),
+            })
+        };
+        // Alone on cpu1, its sleep is not delayed in the model.
+        r.current(1, 170, "rt-app");
+        r.event(500, 1, &sleep(170, "rt-app")).unwrap();
+        assert!(!r.tasks[&170].on_rq);
+        r.current(0, 172, "storm");
+        r.event(1_000, 0, &migrate("rt-app", 170, 1, 0)).unwrap();
+        let t = &r.tasks[&170];
+        assert!(t.on_rq && t.delayed && t.cpu == 0);
+        assert_eq!(
+            r.cfs_inputs(0).1,
+            1,
+            "queued without its runnable: storm's only"
+        );
+        // cpu0 goes idle: the pick meets the delayed task and dequeues it.
+        r.event(2_000, 0, &sleep(172, "storm")).unwrap();
+        let t = &r.tasks[&170];
+        assert_eq!((t.on_rq, t.delayed, t.detached), (false, false, false));
     }
 
     /// A pull written on a CPU whose running task wrote `sched_stat_runtime` since the last

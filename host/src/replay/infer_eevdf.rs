@@ -427,22 +427,24 @@ impl Eevdf {
 
     /// A queued task moved by a load balance (a delayed one stays delayed): off `from`
     /// now, onto `to` placed with its lag and relative deadline — at once when another CPU
-    /// pushed it, at `to`'s next sched event when `to` pulled it (`pulled`).
+    /// pushed it, at `to`'s next sched event when `to` pulled it (`pulled`). `delayed`: the
+    /// move shows it delayed even if the model had ended its delay (or never delayed it).
     pub fn migrate_queued(
         &mut self,
         pid: i32,
         (from, to): (u32, u32),
         weight: u64,
-        pulled: bool,
+        (pulled, delayed): (bool, bool),
         now: u64,
     ) {
         if self.home.get(&pid) != Some(&from) {
             return;
         }
         self.advance(from, now);
-        let Some(old) = self.release(from, pid) else {
+        let Some(mut old) = self.release(from, pid) else {
             return;
         };
+        old.sched_delayed |= delayed;
         self.cpu(to).incoming.push((pid, old, weight));
         if !pulled {
             self.enqueue_incoming(to, now);
