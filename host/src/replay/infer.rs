@@ -84,6 +84,8 @@ struct Deferred {
     /// The step runs in `pid`'s own context (do_exit()'s sched_move_task()): while `pid`
     /// is switched out on this CPU, neither its updates nor the sched events are the step's.
     own: bool,
+    /// Counts no update until the CPU's next event ([`InferReplay::hold_deferred`]).
+    held: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1118,6 +1120,7 @@ impl InferReplay {
                 step: Step::Detach,
                 after: Step::Detach.move_updates(),
                 own: true,
+                held: false,
             });
             q.push_back(Deferred {
                 pid,
@@ -1125,6 +1128,7 @@ impl InferReplay {
                 step: Step::Attach,
                 after: Step::Attach.move_updates(),
                 own: true,
+                held: false,
             });
         }
     }
@@ -1145,6 +1149,9 @@ impl InferReplay {
                 return;
             };
             let Some(d) = q.front_mut() else { return };
+            if record && d.held {
+                return;
+            }
             if record {
                 d.after = d.after.saturating_sub(1);
                 if d.after > 0 {
@@ -1177,6 +1184,31 @@ impl InferReplay {
             for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
                 d.ts = d.ts.max(ts);
                 d.after = d.step.move_updates();
+            }
+        }
+    }
+
+    /// A wake-up written on `cpu` at `ts` by its running task, whose own steps are pending:
+    /// an exiting task wakes others before its move (exit_files() closing a pipe), so the
+    /// move is still to come. Its steps wait for the CPU's next event (the cfs_rq updates
+    /// until then are the wake-up's, or those of the `__schedule()` it causes) and count
+    /// their updates afresh from there. Returns the waker.
+    fn hold_deferred(&mut self, cpu: u32, ts: u64) -> Option<i32> {
+        let c = self.cpus.get_mut(&cpu)?;
+        let curr = c.curr.filter(|&p| p != 0)?;
+        for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == curr) {
+            d.held = true;
+            d.ts = d.ts.max(ts);
+            d.after = d.step.move_updates();
+        }
+        Some(curr)
+    }
+
+    /// An event on `cpu` ends a hold ([`Self::hold_deferred`]).
+    fn release_deferred(&mut self, cpu: u32) {
+        if let Some(c) = self.cpus.get_mut(&cpu) {
+            for d in c.deferred.iter_mut() {
+                d.held = false;
             }
         }
     }
@@ -1394,6 +1426,7 @@ impl InferReplay {
                 step: Step::Attach,
                 after: 1,
                 own: false,
+                held: false,
             });
         } else {
             self.attach_detached(pid, to, ts);
@@ -1497,6 +1530,9 @@ impl InferReplay {
             Event::StatRuntime { pid, runtime, .. } => self.exec_chain(ts, pid, runtime),
             _ => ts,
         };
+        if !is_answer_key(ev) && !matches!(ev, Event::PeltCall(_)) {
+            self.release_deferred(cpu);
+        }
         let sched = is_sched_event(ev);
         if sched && !matches!(ev, Event::Wakeup { waking: false, .. }) {
             if let Some(c) = self.cpus.get_mut(&cpu) {
@@ -1506,6 +1542,8 @@ impl InferReplay {
         if let Some(c) = Self::settles(ev, cpu) {
             let preempted = match ev {
                 Event::Switch(s) if s.prev_runnable() => Some(s.prev_pid),
+                // The waker's own steps: an exiting task wakes others before its move.
+                Event::Wakeup { .. } => self.hold_deferred(cpu, ts),
                 _ => None,
             };
             self.run_deferred(c, false, preempted);
@@ -2192,10 +2230,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(steps(&r), [(1_000, true), (1_000, true)]);
+        // It wakes its shell (exit_files()): the wake-up does not settle its move.
+        let wakeup = Event::Wakeup {
+            comm: "sh",
+            pid: 11,
+            prio: Some(120),
+            target_cpu: Some(0),
+            waking: false,
+            new: false,
+        };
+        r.event(1_500, 0, &wakeup).unwrap();
+        assert_eq!(steps(&r), [(1_500, true), (1_500, true)]);
         // Preempted by the task it woke: still alive on cpu0, the move still pending.
         r.event(2_000, 0, &sw(10, "R", 11)).unwrap();
         assert_eq!(r.tasks[&10].cpu, 0);
-        assert_eq!(steps(&r), [(1_000, true), (1_000, true)]);
+        assert_eq!(steps(&r), [(1_500, true), (1_500, true)]);
         // That task sleeps, the exiting one runs again: the move reads the clock from now.
         r.event(3_000, 0, &sw(11, "S", 10)).unwrap();
         assert_eq!(steps(&r), [(3_000, true), (3_000, true)]);
