@@ -1029,8 +1029,8 @@ impl InferReplay {
         }
     }
 
-    /// A task the model keeps delayed on its CPU shows it was not (a wake-up elsewhere,
-    /// which ttwu_runnable() never does): its delay ends now on that CPU.
+    /// A task the model keeps delayed on its CPU shows it was not (a wake-up elsewhere or
+    /// from a wake list, which ttwu_runnable() never does): its delay ends now on that CPU.
     fn end_delay(&mut self, pid: i32, ts: u64) {
         let Some(cpu) = self.tasks.get(&pid).filter(|t| t.delayed).map(|t| t.cpu) else {
             return;
@@ -1611,7 +1611,10 @@ impl InferReplay {
                     }
                 } else {
                     let from = self.tasks.get(&pid).map(|t| t.cpu);
-                    if from.is_some_and(|f| f != target) {
+                    // A delayed task is woken by ttwu_runnable() on the waker's CPU, never
+                    // through the target's wake list: one queued there was not delayed.
+                    let queued = waking.is_some_and(|(_, wcpu)| wcpu != cpu);
+                    if queued || from.is_some_and(|f| f != target) {
                         self.end_delay(pid, ts);
                     }
                     if let Some(from) = from.filter(|&f| f != target) {
@@ -2339,6 +2342,33 @@ mod tests {
         r.event(2_000, 0, &sleep(172, "storm")).unwrap();
         let t = &r.tasks[&170];
         assert_eq!((t.on_rq, t.delayed, t.detached), (false, false, false));
+    }
+
+    /// v6.12: a wake-up run from the target's wake list (`sched_wakeup` written on another
+    /// CPU than its `sched_waking`) was not of a delayed task (ttwu_runnable() requeues
+    /// those from the waker's CPU): a delay the model kept ends there.
+    #[test]
+    fn a_wake_list_wake_up_ends_a_delay() {
+        let mut r = on_cpus(&[0, 1]);
+        r.set_kernel(Some((6, 12)));
+        r.set_eevdf(2, 250);
+        r.task(170, "rt-app").avg = Some(SchedAvg::default());
+        if let Some(t) = r.tasks.get_mut(&170) {
+            (t.cpu, t.on_rq, t.delayed) = (0, true, true);
+        }
+        let wake = |waking| Event::Wakeup {
+            comm: "rt-app",
+            pid: 170,
+            prio: Some(120),
+            target_cpu: Some(0),
+            waking,
+            new: false,
+        };
+        r.event(1_000, 1, &wake(true)).unwrap();
+        r.event(1_100, 0, &wake(false)).unwrap();
+        assert_eq!(r.decisions().map(|d| d.woken_elsewhere), Some(1));
+        let t = &r.tasks[&170];
+        assert!(t.on_rq && !t.delayed);
     }
 
     /// A pull written on a CPU whose running task wrote `sched_stat_runtime` since the last

@@ -97,8 +97,8 @@ pub struct Decisions {
     pub records: u64,
     /// Of those, where the kernel's flag was not the model's.
     pub records_differ: u64,
-    /// A task the model kept delayed woke up on another CPU (ttwu_runnable() cannot: the
-    /// model's delay had ended earlier or never was).
+    /// A task the model kept delayed woke up on another CPU or from the target's wake list
+    /// (ttwu_runnable() does neither: the model's delay had ended earlier or never was).
     pub woken_elsewhere: u64,
 }
 
