@@ -185,3 +185,66 @@ impl InferReplay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::event::{Switch, SCHED_SOFTIRQ};
+    use schedmath::pelt::SchedAvg;
+    use schedmath::profile::Profile;
+
+    fn wakeup(pid: i32, cpu: u32) -> Event<'static> {
+        Event::Wakeup {
+            comm: "t",
+            pid,
+            prio: Some(120),
+            target_cpu: Some(cpu),
+            waking: false,
+            new: false,
+        }
+    }
+
+    fn sleep(prev_pid: i32, next_pid: i32) -> Event<'static> {
+        Event::Switch(Switch {
+            prev_comm: "t",
+            prev_pid,
+            prev_prio: Some(120),
+            prev_state: "S",
+            next_comm: "t",
+            next_pid,
+            next_prio: Some(120),
+        })
+    }
+
+    /// add_nr_running() sets the flag when a CPU reaches two tasks; only a balance's
+    /// update_sd_lb_stats() rewrites it: the newly-idle one a switch to idle runs while it
+    /// is set, and the SCHED softirq's.
+    #[test]
+    fn the_overload_flag_follows_nr_running_and_the_balances() {
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        for cpu in [0, 1] {
+            let c = r.cpus.entry(cpu).or_default();
+            c.offset = Some(0);
+            c.cfs = Some(SchedAvg::default());
+        }
+        r.current(0, 7, "t");
+        r.current(1, 9, "t");
+        let softirq = Event::Softirq {
+            vec: SCHED_SOFTIRQ,
+            exit: false,
+        };
+        let mut at = 0;
+        let mut ev = |r: &mut InferReplay, cpu, e: &Event<'_>| {
+            at += 1_000;
+            r.event(at, cpu, e).unwrap();
+            r.newidle.overload
+        };
+        assert!(ev(&mut r, 1, &wakeup(8, 1)), "cpu1 runs 9 with 8 queued");
+        assert!(ev(&mut r, 1, &sleep(9, 8)), "set until a balance");
+        assert!(!ev(&mut r, 0, &sleep(7, 0)), "cpu0's newly-idle balance");
+        assert!(ev(&mut r, 1, &wakeup(7, 1)));
+        assert!(ev(&mut r, 1, &softirq), "cpu1 still has two");
+        assert!(ev(&mut r, 1, &sleep(8, 7)));
+        assert!(!ev(&mut r, 0, &softirq), "the periodic balance");
+    }
+}
