@@ -42,6 +42,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 mod eevdf;
 #[path = "infer_group.rs"]
 mod group;
+#[path = "infer_newidle.rs"]
+mod newidle;
 #[path = "infer_softirq.rs"]
 mod softirq;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
@@ -232,6 +234,8 @@ pub struct InferReplay {
     sched_softirq: bool,
     /// The SCHED softirq's blocked-average walks under way.
     walks: softirq::Walks,
+    /// The newly-idle balance's overload flag ([`newidle`]).
+    newidle: newidle::Newidle,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -266,9 +270,12 @@ pub enum ClockPoint {
     /// The SCHED softirq's update_blocked_averages() reads the clock after its
     /// `softirq_entry` (`vec=7`).
     Softirq,
+    /// The newly-idle balance's update_blocked_averages() reads the clock before the
+    /// `sched_switch` to idle ([`newidle`]).
+    Newidle,
 }
 
-const CLOCK_POINTS: usize = 9;
+const CLOCK_POINTS: usize = 10;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -598,10 +605,26 @@ fn point_samples<R: std::io::Read>(
         Option<u64>,
     );
     let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
+    let mut idle_reads: BTreeMap<u32, newidle::IdleEntryReads> = BTreeMap::new();
     // A clock read minus an event's timestamp, relative to the drifting global offset.
     let rel = |now: u64, ts: u64| now as i64 - ts as i64 - o.global_at(ts);
     while let Some(rec) = r.next_record()? {
         let ev = Event::parse(&rec);
+        let reads = idle_reads.entry(rec.cpu).or_default();
+        match &ev {
+            Ok(Event::PeltCall(c)) if c.kind == PeltCallKind::CfsRq && c.cpu == rec.cpu => {
+                reads.record(c.now)
+            }
+            Ok(Event::Switch(s)) if s.prev_pid != 0 && s.next_pid == 0 && !s.prev_runnable() => {
+                if let Some(now) = reads.newidle() {
+                    sample(ClockPoint::Newidle, rel(now, rec.ts_ns));
+                }
+            }
+            _ => {}
+        }
+        if let Ok(e) = &ev {
+            reads.event(e, rec.pid);
+        }
         let st = state.entry(rec.cpu).or_default();
         let mark = st.2;
         if let Ok(e) = &ev {
@@ -735,6 +758,7 @@ impl InferReplay {
             // first `softirq_entry` on.
             sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
             walks: softirq::Walks::default(),
+            newidle: newidle::Newidle::default(),
         }
     }
 
@@ -859,6 +883,7 @@ impl InferReplay {
         s: &Switch<'_>,
         update_curr: Option<u64>,
     ) -> Result<(), String> {
+        let stamp = ts;
         let known = self.cpus.get(&cpu).and_then(|c| c.curr);
         if let Some(curr) = known.filter(|&c| c != s.prev_pid) {
             // The timeline of this CPU is broken (lost events?): follow the trace.
@@ -911,6 +936,9 @@ impl InferReplay {
         }
         self.groups.reweight = true;
         let (decision, picked) = self.schedule_eevdf(cpu, ts, s, sleeping);
+        if let (Some(p), 0, true) = (prev, s.next_pid, sleeping) {
+            self.newidle_balance(cpu, p, ts, stamp);
+        }
         let before = self.util_est_before_dequeue;
         if let Some(pid) = prev {
             let weight = prio_weight(s.prev_prio);
@@ -1549,6 +1577,7 @@ impl InferReplay {
             self.run_deferred(c, false, preempted);
         }
         let r = self.event_inner(ts, cpu, ev);
+        self.newidle_after_event(cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
         r
@@ -1703,7 +1732,10 @@ impl InferReplay {
             Event::Softirq {
                 vec: SCHED_SOFTIRQ,
                 exit: false,
-            } => self.sched_softirq(cpu, ts),
+            } => {
+                self.newidle_softirq();
+                self.sched_softirq(cpu, ts)
+            }
             Event::StatRuntime { pid, .. } => {
                 self.stat_runtime = true;
                 let c = self.cpus.entry(cpu).or_default();
@@ -2004,6 +2036,7 @@ impl InferReplay {
     /// The per-entity counters (CPUs first, then tasks by pid) and per-CPU frequency
     /// requests (kernel's signal, ours).
     pub fn finish(self) -> (Vec<EntityStats>, Vec<(u32, f64, f64)>) {
+        self.newidle_summary();
         let mut out = Vec::new();
         let mut perf = Vec::new();
         if self.probe_key {
@@ -2433,6 +2466,7 @@ mod tests {
             point: [
                 Some(7),
                 Some(-29_000),
+                None,
                 None,
                 None,
                 None,

@@ -307,12 +307,18 @@ impl InferReplay {
 
     /// One group's step of [`InferReplay::update_blocked_groups`] at trace time `ts`.
     pub(super) fn update_blocked_group(&mut self, cpu: u32, path: &str, ts: u64) {
+        self.update_blocked_group_levels(cpu, path, ts);
+        self.group_propagate(cpu, path);
+    }
+
+    /// [`InferReplay::update_blocked_group`] up to the propagation into the root: the
+    /// group cfs_rq and its entity, no update_cfs_group().
+    pub(super) fn update_blocked_group_levels(&mut self, cpu: u32, path: &str, ts: u64) {
         let Some(now) = self.clock(cpu, ts) else {
             return;
         };
         let reweight = std::mem::replace(&mut self.groups.reweight, false);
         self.group_levels(cpu, path, now);
-        self.group_propagate(cpu, path);
         self.groups.reweight = reweight;
     }
 

@@ -22,10 +22,18 @@ use std::collections::BTreeMap;
 use super::{ClockPoint, InferReplay};
 use crate::trace::event::{PeltCall, PeltCallKind};
 
-/// The blocked-average walks under way, per CPU: (the clock's trace time, the groups
-/// whose step is still to come).
+/// The blocked-average walks under way, per CPU.
 #[derive(Default)]
-pub(super) struct Walks(BTreeMap<u32, (u64, Vec<String>)>);
+pub(super) struct Walks(BTreeMap<u32, Walk>);
+
+/// One CPU's walk: the clock's trace time, the groups whose step is still to come, and
+/// the group whose propagation into the root waits for the root's record of its step
+/// (`true`: that record has been compared).
+pub(super) struct Walk {
+    ts: u64,
+    groups: Vec<String>,
+    propagate: Option<(String, bool)>,
+}
 
 impl InferReplay {
     /// `softirq_entry` of SCHED_SOFTIRQ on `cpu` at trace time `ts`: its blocked-average
@@ -40,7 +48,12 @@ impl InferReplay {
         }
         self.update(None, cpu, ts);
         let groups = self.group_paths(cpu);
-        self.walks.0.insert(cpu, (ts, groups));
+        let walk = Walk {
+            ts,
+            groups,
+            propagate: None,
+        };
+        self.walks.0.insert(cpu, walk);
     }
 
     /// update_blocked_averages() of `cpu` at trace time `ts`: the root cfs_rq and every
@@ -51,26 +64,48 @@ impl InferReplay {
     }
 
     /// A probe record, before it is compared: a group cfs_rq's record in a walk on its CPU
-    /// is that group's step.
+    /// is that group's step. The kernel's step is update_load_avg() of the group entity on
+    /// the root: the root's update (its record) comes before the propagation, which the
+    /// replay does after that record's comparison, at the next record.
     pub(super) fn walk_record(&mut self, c: &PeltCall<'_>) {
-        if c.kind != PeltCallKind::CfsRq || c.path == "/" {
+        let Some(w) = self.walks.0.get_mut(&c.cpu) else {
+            return;
+        };
+        if c.kind != PeltCallKind::CfsRq {
             return;
         }
-        let Some((ts, groups)) = self.walks.0.get_mut(&c.cpu) else {
+        if let Some((p, true)) = w.propagate.take_if(|(_, seen)| *seen) {
+            self.group_propagate(c.cpu, &p);
+        }
+        let Some(w) = self.walks.0.get_mut(&c.cpu) else {
             return;
         };
-        let Some(i) = groups.iter().position(|p| p == c.path) else {
+        if c.path == "/" {
+            if let Some((_, seen)) = w.propagate.as_mut() {
+                *seen = true;
+            }
+            return;
+        }
+        let Some(i) = w.groups.iter().position(|p| p == c.path) else {
             return;
         };
-        let (ts, path) = (*ts, groups.remove(i));
-        self.update_blocked_group(c.cpu, &path, ts);
+        let (ts, path) = (w.ts, w.groups.remove(i));
+        // A step without a root record (skip_blocked_update(): nothing to propagate).
+        let before = w.propagate.replace((path.clone(), false));
+        if let Some((p, _)) = before {
+            self.group_propagate(c.cpu, &p);
+        }
+        self.update_blocked_group_levels(c.cpu, &path, ts);
     }
 
     /// Any other event: the walks under way are done (the rq lock was held throughout).
     pub(super) fn finish_walks(&mut self) {
-        for (cpu, (ts, groups)) in std::mem::take(&mut self.walks.0) {
-            for p in groups {
-                self.update_blocked_group(cpu, &p, ts);
+        for (cpu, w) in std::mem::take(&mut self.walks.0) {
+            if let Some((p, _)) = w.propagate {
+                self.group_propagate(cpu, &p);
+            }
+            for p in w.groups {
+                self.update_blocked_group(cpu, &p, w.ts);
             }
         }
     }
