@@ -5,6 +5,7 @@
 //!   suite on the host, or on a Cortex-M under QEMU.
 //! * `fuzz --seconds N`: every cargo-fuzz target in `fuzz/`, N seconds each.
 //! * `bench [--check] [--json]`: instructions and ns per op of the core's hot paths.
+//! * `pgo-bench [-- ARGS]`: the simulator benchmark built with profile-guided optimisation.
 //! * `lab fetch|run|compare`: Debian's kernels under QEMU running rt-app, traced (src/lab/).
 //! * `firmware [--bless]`: the example firmware under QEMU, its log against the snapshot.
 //! * `panic-check`, `size`: the core's panic freedom and code size on a Cortex-M.
@@ -22,6 +23,7 @@ mod embedded;
 mod firmware;
 mod fuzz;
 mod lab;
+mod pgo;
 mod target;
 
 #[derive(Parser)]
@@ -72,6 +74,15 @@ enum Cmd {
     Bench {
         #[command(flatten)]
         args: bench::BenchArgs,
+    },
+    /// The simulator benchmark (`sim_functional`, `sim-bench` profile) built with
+    /// profile-guided optimisation: instrumented build, training runs, llvm-profdata merge,
+    /// then `cargo bench` with the profile (all under target/pgo/).
+    ///
+    /// Example: cargo xtask pgo-bench -- '10s$' --measurement-time 20
+    PgoBench {
+        #[command(flatten)]
+        args: pgo::PgoArgs,
     },
     /// The kernel lab: Debian's kernels under QEMU running rt-app, traced with the probe
     /// module (fixtures/lab/README.md).
@@ -126,6 +137,9 @@ fn main() -> ExitCode {
             &mut std::io::stdout().lock(),
         ),
         Cmd::Bench { args } => bench::run(&workspace_root(), &args, &mut std::io::stdout().lock()),
+        Cmd::PgoBench { args } => {
+            pgo::pgo_bench(&workspace_root(), &args, &mut std::io::stdout().lock())
+        }
         Cmd::Lab(c) => lab::main(&workspace_root(), c, &mut std::io::stdout().lock()),
         Cmd::Firmware { bless } => {
             firmware::run(&workspace_root(), bless, &mut std::io::stdout().lock())
