@@ -38,6 +38,8 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+#[path = "infer_dead.rs"]
+mod dead;
 #[path = "infer_eevdf.rs"]
 mod eevdf;
 #[path = "infer_group.rs"]
@@ -230,6 +232,8 @@ pub struct InferReplay {
     sched_softirq: bool,
     /// The SCHED softirq's blocked-average walks under way.
     walks: softirq::Walks,
+    /// Exiting tasks switched out whose task_dead_fair() is still to come.
+    dying: dead::Dying,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -733,6 +737,7 @@ impl InferReplay {
             // first `softirq_entry` on.
             sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
             walks: softirq::Walks::default(),
+            dying: dead::Dying::default(),
         }
     }
 
@@ -867,6 +872,7 @@ impl InferReplay {
             ));
         }
         let prev = (s.prev_pid != 0).then_some(s.prev_pid);
+        let written = ts;
         let ue_cpu = self.ue_cpu;
         // The wake-up that preempted the idle task (or the task it preempts) left the rq
         // clock as it read it: this switch's updates happen at that instant.
@@ -928,7 +934,7 @@ impl InferReplay {
             }
             if p.exiting && sleeping {
                 // task_dead_fair() after the last switch: its load leaves the cfs_rq.
-                self.exit(pid);
+                self.switched_out_dead(cpu, pid, written);
             }
         }
         self.finish_delayed(cpu, ts, picked);
@@ -1469,7 +1475,10 @@ impl InferReplay {
         match ev {
             Event::PeltCall(c) => self.walk_record(c),
             e if is_answer_key(e) => {}
-            _ => self.finish_walks(),
+            _ => {
+                self.finish_walks();
+                self.task_dead_before(ts, cpu, ev);
+            }
         }
         let ts = match *ev {
             Event::StatRuntime { pid, runtime, .. } => self.exec_chain(ts, pid, runtime),
@@ -2175,9 +2184,12 @@ mod tests {
         // That task sleeps, the exiting one runs again: the move reads the clock from now.
         r.event(3_000, 0, &sw(11, "S", 10)).unwrap();
         assert_eq!(steps(&r), [(3_000, true), (3_000, true)]);
-        // Its last switch: the move is done first, then task_dead_fair().
+        // Its last switch: the move is done first, then task_dead_fair() (by the CPU's
+        // next event).
         r.event(4_000, 0, &sw(10, "X", 0)).unwrap();
         assert!(steps(&r).is_empty());
+        r.event(5_000, 0, &Event::CpuIdle { state: 1, cpu: 0 })
+            .unwrap();
         assert_eq!(r.tasks[&10].cpu, u32::MAX);
     }
 
