@@ -44,6 +44,8 @@ mod dead;
 mod eevdf;
 #[path = "infer_group.rs"]
 mod group;
+#[path = "infer_remote.rs"]
+mod remote;
 #[path = "infer_softirq.rs"]
 mod softirq;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
@@ -246,6 +248,8 @@ pub struct InferReplay {
     walks: softirq::Walks,
     /// Exiting tasks switched out whose task_dead_fair() is still to come.
     dying: dead::Dying,
+    /// Running tasks' `sched_stat_runtime` written by a remote enqueue ([`remote`]).
+    remote: remote::RemoteUpdateCurr,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -750,6 +754,7 @@ impl InferReplay {
             sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
             walks: softirq::Walks::default(),
             dying: dead::Dying::default(),
+            remote: remote::RemoteUpdateCurr::default(),
         }
     }
 
@@ -1588,7 +1593,7 @@ impl InferReplay {
                             .wakelist_clock
                             .get_or_insert(at)
                     }
-                    Some((w, _)) if w <= ts => w,
+                    Some((w, _)) if w <= ts => self.remote_enqueue(target, cpu, w, ts),
                     _ => ts,
                 };
                 if let Some(c) = self.cpus.get_mut(&target) {
@@ -1691,6 +1696,9 @@ impl InferReplay {
             } => self.sched_softirq(cpu, ts),
             Event::StatRuntime { pid, .. } => {
                 self.stat_runtime = true;
+                if self.cpus.get(&cpu).and_then(|c| c.curr) != Some(pid) {
+                    self.note_remote_update_curr(ts, cpu, pid);
+                }
                 let c = self.cpus.entry(cpu).or_default();
                 if c.curr == Some(pid) && c.tick.take().is_some() {
                     self.ticks_waiting = self.ticks_waiting.saturating_sub(1);
