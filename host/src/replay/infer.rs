@@ -38,12 +38,16 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+#[path = "infer_dead.rs"]
+mod dead;
 #[path = "infer_eevdf.rs"]
 mod eevdf;
 #[path = "infer_group.rs"]
 mod group;
 #[path = "infer_newidle.rs"]
 mod newidle;
+#[path = "infer_remote.rs"]
+mod remote;
 #[path = "infer_softirq.rs"]
 mod softirq;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
@@ -110,6 +114,11 @@ impl Step {
 /// A `sched_stat_runtime` whose clock read its `runtime=` places this much (ns) before
 /// the one its timestamp gives was written late ([`InferReplay::exec_chain`]).
 const LATE_WRITE: u64 = 100_000;
+
+/// How far past the rq clock's last update (ns) the chained clock of a preempted task's
+/// `sched_stat_runtime` shows a fresh clock read ([`InferReplay::skipped_clock`]): above
+/// the chain's own error (µs), below the ms a non-preempting wake-up leaves.
+const SKIP_SLACK: u64 = 20_000;
 
 /// `NICE_0_LOAD` unscaled.
 const NICE_0_WEIGHT: u64 = 1024;
@@ -189,8 +198,12 @@ struct Cpu {
     perf: (f64, f64, u64),
     /// A wake-up onto this CPU set need_resched on its current task: the next
     /// `__schedule()` skips update_rq_clock() (`rq_clock_skip_update()` in
-    /// wakeup_preempt()) and runs on that wake-up's clock. (wakee pid, trace time)
+    /// wakeup_preempt()) and runs on that wake-up's clock, or the rq clock's last update
+    /// after it ([`Cpu::clock_read`]). (wakee pid, trace time)
     skip_clock: Option<(i32, u64)>,
+    /// Trace time of the replay's last update of this CPU (an update_rq_clock() in the
+    /// kernel: a tick's, or another CPU's load balance pulling from here).
+    clock_read: Option<u64>,
     /// The clock this CPU read to run its wake list (queued wake-ups in a row share it).
     wakelist_clock: Option<u64>,
     /// Where `__schedule()` updated the running task, once it switches out.
@@ -201,6 +214,9 @@ struct Cpu {
     /// The running task's `exec_start` as the replay places it: (pid, rq clock of its
     /// switch-in or of its last update_curr()), for [`InferReplay::exec_chain`].
     exec: Option<(i32, u64)>,
+    /// The running task's last update_curr() clock as its `runtime=` chains it from
+    /// [`Cpu::exec`]: (pid, rq clock).
+    chained: Option<(i32, u64)>,
 }
 
 /// The inferred replay's state.
@@ -236,6 +252,10 @@ pub struct InferReplay {
     walks: softirq::Walks,
     /// The newly-idle balance's overload flag ([`newidle`]).
     newidle: newidle::Newidle,
+    /// Exiting tasks switched out whose task_dead_fair() is still to come.
+    dying: dead::Dying,
+    /// Running tasks' `sched_stat_runtime` written by a remote enqueue ([`remote`]).
+    remote: remote::RemoteUpdateCurr,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -759,6 +779,8 @@ impl InferReplay {
             sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
             walks: softirq::Walks::default(),
             newidle: newidle::Newidle::default(),
+            dying: dead::Dying::default(),
+            remote: remote::RemoteUpdateCurr::default(),
         }
     }
 
@@ -854,6 +876,7 @@ impl InferReplay {
         }
         let (w, n, curr) = self.cfs_inputs(cpu);
         if let Some(c) = self.cpus.get_mut(&cpu) {
+            c.clock_read = Some(c.clock_read.map_or(ts, |r| r.max(ts)));
             if let Some(cfs) = c.cfs.as_mut().filter(|c| now >= c.last_update_time) {
                 update_cfs_rq_load_avg(now, cfs, &mut c.removed, w, n, curr, t);
             }
@@ -894,6 +917,7 @@ impl InferReplay {
             ));
         }
         let prev = (s.prev_pid != 0).then_some(s.prev_pid);
+        let written = ts;
         let ue_cpu = self.ue_cpu;
         // The wake-up that preempted the idle task (or the task it preempts) left the rq
         // clock as it read it: this switch's updates happen at that instant.
@@ -902,7 +926,10 @@ impl InferReplay {
             Some((wakee, at))
                 if at <= ts && (prev.is_none() || (s.prev_runnable() && s.next_pid == wakee)) =>
             {
-                at
+                match self.skipped_clock(cpu, s.prev_pid, update_curr, (at, ts)) {
+                    Some(read) => read,
+                    None => update_curr.map_or(ts, |m| self.at(ClockPoint::PutPrev, m)),
+                }
             }
             _ if s.prev_pid != 0 && !s.prev_runnable() => match update_curr {
                 Some(at) => self.at(ClockPoint::Dequeue, at),
@@ -958,7 +985,7 @@ impl InferReplay {
             }
             if p.exiting && sleeping {
                 // task_dead_fair() after the last switch: its load leaves the cfs_rq.
-                self.exit(pid);
+                self.switched_out_dead(cpu, pid, written);
             }
         }
         self.finish_delayed(cpu, ts, picked);
@@ -981,6 +1008,32 @@ impl InferReplay {
             n.weight = weight;
         }
         Ok(())
+    }
+
+    /// The clock of a `__schedule()` after a wake-up at `at` that asked it to skip its
+    /// clock update, as a trace time in `at..=ts`: the rq clock's last update (the
+    /// wake-up's, or a later tick's, softirq's or remote balance's: [`Cpu::clock_read`];
+    /// 6.1 `periodic-100ms`, `p90` at 15.4626 s, on the clock a pull from cpu1 left 1.7 ms
+    /// before), unless prev's update_curr() there (`update_curr`) shows a clock read after
+    /// that: its `runtime=` chains it more than [`SKIP_SLACK`] past it (the wake-up did not
+    /// preempt after all: 6.12 `oversubscribed`, `busy` switched out 2.3 ms after one at
+    /// 20.0165 s; `None`). A `sched_stat_runtime` on the skipped clock itself is written
+    /// when the wake-up's own update_curr() did not reach prev (an RT wakee, a wakee in
+    /// another group: 6.12 `cgroup-weight`, `fg` at 17.0192 s).
+    fn skipped_clock(
+        &self,
+        cpu: u32,
+        prev: i32,
+        update_curr: Option<u64>,
+        (at, ts): (u64, u64),
+    ) -> Option<u64> {
+        let c = self.cpus.get(&cpu)?;
+        let read = c.clock_read.map_or(at, |r| r.max(at).min(ts));
+        let chained = c.chained.filter(|&(p, _)| p == prev).map(|(_, ch)| ch);
+        match (update_curr, chained, self.clock(cpu, read)) {
+            (Some(_), Some(ch), Some(clock)) if ch > clock + SKIP_SLACK => None,
+            _ => Some(read),
+        }
     }
 
     /// The unscaled weight of `pid` if the delayed-dequeue model follows it: a fair task
@@ -1544,6 +1597,7 @@ impl InferReplay {
         // are ms): the chain carries the error of its start.
         let clock = chained.filter(|&ch| ch + LATE_WRITE < now).unwrap_or(now);
         c.exec = Some((pid, clock));
+        c.chained = chained.map(|ch| (pid, ch));
         ts.saturating_sub(now - clock)
     }
 
@@ -1552,7 +1606,10 @@ impl InferReplay {
         match ev {
             Event::PeltCall(c) => self.walk_record(c),
             e if is_answer_key(e) => {}
-            _ => self.finish_walks(),
+            _ => {
+                self.finish_walks();
+                self.task_dead_before(ts, cpu, ev);
+            }
         }
         let ts = match *ev {
             Event::StatRuntime { pid, runtime, .. } => self.exec_chain(ts, pid, runtime),
@@ -1625,7 +1682,7 @@ impl InferReplay {
                             .wakelist_clock
                             .get_or_insert(at)
                     }
-                    Some((w, _)) if w <= ts => w,
+                    Some((w, _)) if w <= ts => self.remote_enqueue(target, cpu, w, ts),
                     _ => ts,
                 };
                 if let Some(c) = self.cpus.get_mut(&target) {
@@ -1713,8 +1770,6 @@ impl InferReplay {
                     ClockPoint::Tick
                 };
                 let c = self.cpus.entry(cpu).or_default();
-                // A tick's schedule() reads the clock afresh.
-                c.skip_clock = None;
                 let curr = c.curr.unwrap_or(0);
                 if self.stat_runtime && !idle {
                     c.tick = Some(ts);
@@ -1738,6 +1793,9 @@ impl InferReplay {
             }
             Event::StatRuntime { pid, .. } => {
                 self.stat_runtime = true;
+                if self.cpus.get(&cpu).and_then(|c| c.curr) != Some(pid) {
+                    self.note_remote_update_curr(ts, cpu, pid);
+                }
                 let c = self.cpus.entry(cpu).or_default();
                 if c.curr == Some(pid) && c.tick.take().is_some() {
                     self.ticks_waiting = self.ticks_waiting.saturating_sub(1);
@@ -2284,9 +2342,12 @@ mod tests {
         // That task sleeps, the exiting one runs again: the move reads the clock from now.
         r.event(3_000, 0, &sw(11, "S", 10)).unwrap();
         assert_eq!(steps(&r), [(3_000, true), (3_000, true)]);
-        // Its last switch: the move is done first, then task_dead_fair().
+        // Its last switch: the move is done first, then task_dead_fair() (by the CPU's
+        // next event).
         r.event(4_000, 0, &sw(10, "X", 0)).unwrap();
         assert!(steps(&r).is_empty());
+        r.event(5_000, 0, &Event::CpuIdle { state: 1, cpu: 0 })
+            .unwrap();
         assert_eq!(r.tasks[&10].cpu, u32::MAX);
     }
 
@@ -2495,5 +2556,70 @@ mod tests {
         assert_eq!(d.global_at(10_000_000_000), 1_000);
         assert_eq!(d.global_at(12_000_000_000), 1_000 - 22_000);
         assert_eq!(d.global_at(9_000_000_000), 1_000 + 11_000);
+    }
+
+    /// A wake-up on cpu0 at 1 µs that preempts pid 1 (pid 2 the wakee), then `between`,
+    /// then the switch 1 → 2 at 2 ms: where the replay puts that `__schedule()`'s clock
+    /// (the wakee's `exec_start`).
+    fn switch_after_preempting_wakeup(between: &[(u64, Event<'_>)]) -> Option<(i32, u64)> {
+        let mut r = on_cpus(&[0]);
+        r.current(0, 1, "p90");
+        if let Some(t) = r.tasks.get_mut(&1) {
+            t.avg = Some(SchedAvg::default());
+        }
+        r.cpus.entry(0).or_default().exec = Some((1, 0));
+        let wake = |waking| Event::Wakeup {
+            comm: "rt-app",
+            pid: 2,
+            prio: Some(120),
+            target_cpu: Some(0),
+            waking,
+            new: false,
+        };
+        r.event(1_000, 0, &wake(true)).unwrap();
+        r.event(1_500, 0, &wake(false)).unwrap();
+        for (ts, ev) in between {
+            r.event(*ts, 0, ev).unwrap();
+        }
+        let sw = Event::Switch(Switch {
+            prev_comm: "p90",
+            prev_pid: 1,
+            prev_prio: Some(120),
+            prev_state: "R",
+            next_comm: "rt-app",
+            next_pid: 2,
+            next_prio: Some(120),
+        });
+        r.event(2_000_000, 0, &sw).unwrap();
+        r.cpus[&0].exec
+    }
+
+    /// `__schedule()` after a preempting wake-up skips its clock update: it runs on the rq
+    /// clock's last update, the wake-up's or a later tick's (6.1 `periodic-100ms`, `p90`
+    /// at 15.4626 s on the clock of a pull 1.7 ms before), unless prev's update_curr()
+    /// there charged time past that (a fresh read: the wake-up did not preempt).
+    #[test]
+    fn a_skipped_clock_update_runs_on_the_last_one() {
+        assert_eq!(switch_after_preempting_wakeup(&[]), Some((2, 1_000)));
+        let tick = Event::HrtimerExpire {
+            function: "tick_sched_timer",
+            now: None,
+        };
+        let tick_then_exit = [(100_000, tick), (101_000, Event::HrtimerExit)];
+        assert_eq!(
+            switch_after_preempting_wakeup(&tick_then_exit),
+            Some((2, 100_000))
+        );
+        // prev's update_curr() 1.9 ms after its exec_start: a fresh clock read.
+        let rt = |runtime| Event::StatRuntime {
+            pid: 1,
+            runtime,
+            vruntime: None,
+        };
+        let fresh = [(1_900_000, rt(1_900_000))];
+        assert_eq!(switch_after_preempting_wakeup(&fresh), Some((2, 1_900_000)));
+        // One whose runtime chains it to the wake-up's clock is on the skipped update.
+        let skipped = [(1_900_000, rt(1_000))];
+        assert_eq!(switch_after_preempting_wakeup(&skipped), Some((2, 1_000)));
     }
 }
