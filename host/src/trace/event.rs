@@ -317,11 +317,28 @@ pub const SCHED_SOFTIRQ: u32 = 7;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadField(pub String);
 
-fn get<'a>(body: &'a str, key: &str) -> Option<&'a str> {
-    fields(body).find(|(k, _)| *k == key).map(|(_, v)| v)
+/// A record's body with its fields split once: a probe record has about forty, and
+/// looking each one up by scanning the text again made parsing quadratic in them.
+struct Body<'a> {
+    text: &'a str,
+    fields: Vec<(&'a str, &'a str)>,
 }
 
-fn num<T: std::str::FromStr>(body: &str, key: &str) -> Result<T, BadField> {
+impl<'a> Body<'a> {
+    fn new(text: &'a str) -> Self {
+        Body {
+            text,
+            fields: fields(text).collect(),
+        }
+    }
+}
+
+/// The value of the first field named `key` (as `fields(body).find(..)` would give).
+fn get<'a>(body: &Body<'a>, key: &str) -> Option<&'a str> {
+    body.fields.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+}
+
+fn num<T: std::str::FromStr>(body: &Body, key: &str) -> Result<T, BadField> {
     let v = get(body, key).ok_or_else(|| BadField(format!("missing field `{key}`")))?;
     parse_num(v).ok_or_else(|| BadField(format!("field `{key}`: `{v}` is not a number")))
 }
@@ -332,7 +349,7 @@ const MAX_DIVIDER: u64 = PeltTables::of(Halflife::Hl32).load_avg_max() as u64;
 /// A printed PELT average. The kernel derives it from a sum of at most `avg * divider`
 /// held in `sum_max` (`util_sum` is a u32, `load_sum`/`runnable_sum` u64), so a larger
 /// value cannot come from a kernel and would overflow the sums a replay rebuilds.
-fn avg(body: &str, key: &str, sum_max: u64) -> Result<u64, BadField> {
+fn avg(body: &Body, key: &str, sum_max: u64) -> Result<u64, BadField> {
     let v: u64 = num(body, key)?;
     if v > sum_max / MAX_DIVIDER {
         return Err(BadField(format!(
@@ -343,14 +360,14 @@ fn avg(body: &str, key: &str, sum_max: u64) -> Result<u64, BadField> {
     Ok(v)
 }
 
-fn opt_avg(body: &str, key: &str, sum_max: u64) -> Result<Option<u64>, BadField> {
+fn opt_avg(body: &Body, key: &str, sum_max: u64) -> Result<Option<u64>, BadField> {
     get(body, key).map(|_| avg(body, key, sum_max)).transpose()
 }
 
 /// A kernel clock reading (ns). The rq clock is a u64, but a replay measures offsets
 /// between it and the trace clock as i64: readings past `i64::MAX` (292 years of uptime)
 /// are refused rather than wrapped.
-fn clock(body: &str, key: &str) -> Result<u64, BadField> {
+fn clock(body: &Body, key: &str) -> Result<u64, BadField> {
     let v: u64 = num(body, key)?;
     if v > i64::MAX as u64 {
         return Err(BadField(format!(
@@ -360,7 +377,7 @@ fn clock(body: &str, key: &str) -> Result<u64, BadField> {
     Ok(v)
 }
 
-fn opt_num<T: std::str::FromStr>(body: &str, key: &str) -> Result<Option<T>, BadField> {
+fn opt_num<T: std::str::FromStr>(body: &Body, key: &str) -> Result<Option<T>, BadField> {
     match get(body, key) {
         None => Ok(None),
         Some(v) => parse_num(v)
@@ -370,7 +387,7 @@ fn opt_num<T: std::str::FromStr>(body: &str, key: &str) -> Result<Option<T>, Bad
 }
 
 /// A `%Lu [ns]` field of the sched_stat_* events: the number before its unit.
-fn ns(body: &str, key: &str) -> Result<Option<u64>, BadField> {
+fn ns(body: &Body, key: &str) -> Result<Option<u64>, BadField> {
     let Some(v) = get(body, key) else {
         return Ok(None);
     };
@@ -381,7 +398,7 @@ fn ns(body: &str, key: &str) -> Result<Option<u64>, BadField> {
 }
 
 /// `vec=7 [action=SCHED]`: the number before the action's name.
-fn softirq_vec(body: &str) -> Result<u32, BadField> {
+fn softirq_vec(body: &Body) -> Result<u32, BadField> {
     let v = get(body, "vec").ok_or_else(|| BadField("missing field `vec`".into()))?;
     let n = v.split_whitespace().next().unwrap_or(v);
     parse_num(n).ok_or_else(|| BadField(format!("field `vec`: `{v}` is not a number")))
@@ -407,7 +424,7 @@ fn comm_pid(s: &str) -> Option<(&str, i32, Option<i32>)> {
     Some((comm, pid.parse().ok()?, prio))
 }
 
-fn switch(body: &str) -> Result<Switch<'_>, BadField> {
+fn switch<'a>(body: &Body<'a>) -> Result<Switch<'a>, BadField> {
     if get(body, "prev_pid").is_some() {
         return Ok(Switch {
             prev_comm: get(body, "prev_comm").unwrap_or(""),
@@ -420,6 +437,7 @@ fn switch(body: &str) -> Result<Switch<'_>, BadField> {
         });
     }
     // Plugin form: `prev:pid [prio] STATE ==> next:pid [prio]`.
+    let body = body.text;
     let bad = || BadField(format!("sched_switch body `{body}`"));
     let (l, r) = body.split_once(" ==> ").ok_or_else(bad)?;
     let (l, state) = l.trim_end().rsplit_once(' ').ok_or_else(bad)?;
@@ -436,7 +454,7 @@ fn switch(body: &str) -> Result<Switch<'_>, BadField> {
     })
 }
 
-fn wakeup(body: &str, waking: bool, new: bool) -> Result<Event<'_>, BadField> {
+fn wakeup<'a>(body: &Body<'a>, waking: bool, new: bool) -> Result<Event<'a>, BadField> {
     if get(body, "pid").is_some() {
         return Ok(Event::Wakeup {
             comm: get(body, "comm").unwrap_or(""),
@@ -448,6 +466,7 @@ fn wakeup(body: &str, waking: bool, new: bool) -> Result<Event<'_>, BadField> {
         });
     }
     // Plugin form: `comm:pid [prio] [success=1] CPU:003`.
+    let body = body.text;
     let bad = || BadField(format!("wakeup body `{body}`"));
     let (head, cpu) = match body.rsplit_once(" CPU:") {
         Some((h, c)) => (h, Some(c.trim().parse().map_err(|_| bad())?)),
@@ -466,7 +485,7 @@ fn wakeup(body: &str, waking: bool, new: bool) -> Result<Event<'_>, BadField> {
 }
 
 /// `struct sched_avg` from the probe's `P_*` fields (`P` = `b` before, `a` after).
-fn state(body: &str, p: &str) -> Result<PeltState, BadField> {
+fn state(body: &Body, p: &str) -> Result<PeltState, BadField> {
     let n = |k: &str| num::<u64>(body, &format!("{p}_{k}"));
     let n32 = |k: &str| num::<u32>(body, &format!("{p}_{k}"));
     let o32 = |k: &str| opt_num::<u32>(body, &format!("{p}_{k}"));
@@ -492,7 +511,7 @@ fn state(body: &str, p: &str) -> Result<PeltState, BadField> {
     })
 }
 
-fn pelt_call(body: &str) -> Result<PeltCall<'_>, BadField> {
+fn pelt_call<'a>(body: &Body<'a>) -> Result<PeltCall<'a>, BadField> {
     let kind = match get(body, "fn") {
         Some("se") => PeltCallKind::Se,
         Some("blocked_se") => PeltCallKind::BlockedSe,
@@ -530,7 +549,7 @@ fn pelt_call(body: &str) -> Result<PeltCall<'_>, BadField> {
 /// before v5.7), util, update_time).
 type PeltSignals = (u64, Option<u64>, u64, u64);
 
-fn pelt_signals(b: &str) -> Result<PeltSignals, BadField> {
+fn pelt_signals(b: &Body) -> Result<PeltSignals, BadField> {
     Ok((
         avg(b, "load", u64::MAX)?,
         opt_avg(b, "runnable", u64::MAX)?,
@@ -542,7 +561,7 @@ fn pelt_signals(b: &str) -> Result<PeltSignals, BadField> {
 impl<'a> Event<'a> {
     /// Types a record; `Err` names the field that is missing or bad.
     pub fn parse(r: &Record<'a>) -> Result<Event<'a>, BadField> {
-        let b = r.body;
+        let b = &Body::new(r.body);
         // LISA's events are `lisa__sched_*`; older modules used plain `sched_*`.
         let name = r.event.strip_prefix("lisa__").unwrap_or(r.event);
         Ok(match name {
