@@ -160,8 +160,14 @@ struct Task {
     /// v6.12: dequeued before a newly-idle balance's pull, its util_est updated; its
     /// `sched_switch` does not update it again.
     dequeued: bool,
+    /// Debug aid: our updates since its last answer-key record, at most
+    /// [`MAX_TRAIL`] (clock, state before, on_rq, running), printed by `explain`.
+    trail: Vec<(u64, SchedAvg, bool, bool)>,
     stats: EntityStats,
 }
+
+/// Updates kept per task between two answer-key records for `explain`.
+const MAX_TRAIL: usize = 4;
 
 impl Task {
     /// The weight a fair entity is given (nice 0 when the trace did not say).
@@ -865,6 +871,9 @@ impl InferReplay {
                 let se = se_pelt(task);
                 if let (Some(avg), Some(_)) = (task.avg.as_mut(), task.weight) {
                     if now >= avg.last_update_time {
+                        if task.trail.len() < MAX_TRAIL {
+                            task.trail.push((now, *avg, se.on_rq, se.is_curr));
+                        }
                         __update_load_avg_se(now, avg, &se, t);
                     }
                 }
@@ -2005,6 +2014,7 @@ impl InferReplay {
                     (se.load_weight, u64::from(se.on_rq), se.is_curr),
                     t,
                 );
+                explain_trail(&format!("pid {pid}"), &std::mem::take(&mut task.trail));
                 task.stats.entity = name;
                 task.settle();
                 if defer_ue && has_ue {
@@ -2144,16 +2154,21 @@ fn explain(
     let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
         return;
     };
-    if want != name {
+    // A comma-separated list explains several entities, each line then named.
+    let many = want.contains(',');
+    if !want.split(',').any(|w| w.trim() == name) {
         return;
     }
     let _ = t;
+    if many {
+        eprint!("[{name}] ");
+    }
     // `*`: our last update was not at the kernel's (a missed or extra update point).
     let diverged_before = ours.last_update_time != kb.last_update_time;
     let ok =
         p.util_avg == ka.util_avg && p.load_avg == ka.load_avg && p.runnable_avg == ka.runnable_avg;
     eprintln!(
-        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{} ue k={:?} ours={:?}",
+        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{} ue k={:?} ours={:?} | sums l/r/u k_b={} k_a={} ours_prev={} ours_a={}",
         if ok { "  " } else { "X " },
         ts / 1_000_000_000,
         ts % 1_000_000_000 / 1000,
@@ -2186,7 +2201,35 @@ fn explain(
         ours.runnable_avg,
         ka.util_est,
         p.util_est,
+        sums(kb),
+        sums(ka),
+        sums(ours),
+        sums(p),
     );
+}
+
+/// Debug aid: with `explain`, our updates of a task since its previous record.
+fn explain_trail(name: &str, trail: &[(u64, SchedAvg, bool, bool)]) {
+    let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
+        return;
+    };
+    if !want.split(',').any(|w| w.trim() == name) {
+        return;
+    }
+    for (now, pre, on_rq, running) in trail {
+        eprintln!(
+            "[{name}]   ours at now={now} pre_lut={} pre_sums={} pc{} n{} run{}",
+            pre.last_update_time,
+            sums(pre),
+            pre.period_contrib,
+            u8::from(*on_rq),
+            u8::from(*running),
+        );
+    }
+}
+
+fn sums(a: &SchedAvg) -> String {
+    format!("{}/{}/{}", a.load_sum, a.runnable_sum, a.util_sum)
 }
 
 fn compare(s: &mut EntityStats, ours: &SchedAvg, k: &SchedAvg, util_est: bool) {
