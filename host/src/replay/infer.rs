@@ -321,6 +321,11 @@ struct ScheduleMark {
     /// that task's enqueue (attach_task(), on a newly-idle balance after the dequeue or in
     /// the balance softirq), not a dequeue.
     attach: bool,
+    /// The running task's update_curr() in such an enqueue (pid, timestamp) with no later
+    /// one: a `__schedule()` after it that read no clock (no `sched_stat_runtime`) ran on
+    /// that enqueue's clock (check_preempt_curr() / wakeup_preempt(), core.c: an enqueue
+    /// while curr has need_resched set calls rq_clock_skip_update()).
+    attached: Option<(i32, u64)>,
 }
 
 impl ScheduleMark {
@@ -330,8 +335,10 @@ impl ScheduleMark {
         match *ev {
             Event::StatRuntime { pid, .. } if pid == curr => {
                 if std::mem::take(&mut self.attach) {
+                    self.attached = Some((pid, ts));
                     return false;
                 }
+                self.attached = None;
                 self.last = Some((pid, ts));
                 true
             }
@@ -354,6 +361,17 @@ impl ScheduleMark {
     /// The stamp of `prev`'s update_curr() in `__schedule()`, at its `sched_switch`.
     fn update_curr(&self, prev: i32) -> Option<u64> {
         self.last.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
+    }
+
+    /// The stamp of the update_curr() whose clock `prev`'s `sched_switch` ran on: its
+    /// own ([`Self::update_curr`]) or, if it wrote none, that of a balance's attach on
+    /// this CPU since (6.12 `oversubscribed`, `busy` at 17.3846 s: preempted on the
+    /// clock of a pull 53 µs before its switch).
+    fn switch_clock(&self, prev: i32) -> Option<u64> {
+        self.update_curr(prev).or_else(|| {
+            let (p, ts) = self.attached?;
+            (p == prev).then_some(ts)
+        })
     }
 }
 
@@ -1665,7 +1683,7 @@ impl InferReplay {
                 ..
             } => self.groups.fork(parent_pid, child_pid),
             Event::Switch(ref s) => {
-                self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?;
+                self.switch(ts, cpu, s, mark.switch_clock(s.prev_pid))?;
                 self.resume_deferred(s.next_pid, cpu, ts);
             }
             Event::Wakeup {
@@ -2328,6 +2346,28 @@ mod tests {
             m.event(ts, 0, 7, &ev);
         }
         assert_eq!(m.update_curr(7), Some(4));
+    }
+
+    /// A preempted task that wrote no `sched_stat_runtime` after a balance's attach on its
+    /// CPU is switched out on that attach's clock (rq_clock_skip_update()); one that wrote
+    /// its own put_prev's is switched out on that.
+    #[test]
+    fn a_switch_without_update_curr_after_an_attach_runs_on_its_clock() {
+        let rt = |pid| Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        };
+        let pull = migrate("b", 8, 1, 0);
+        let mut m = ScheduleMark::default();
+        for (ts, ev) in [(1, Event::HrtimerExit), (2, pull), (3, rt(7))] {
+            m.event(ts, 0, 7, &ev);
+        }
+        assert_eq!(m.update_curr(7), None);
+        assert_eq!(m.switch_clock(7), Some(3));
+        assert_eq!(m.switch_clock(9), None);
+        m.event(4, 0, 7, &rt(7));
+        assert_eq!(m.switch_clock(7), Some(4));
     }
 
     /// do_exit() can wake another task and be preempted between `sched_process_exit` and
