@@ -1503,7 +1503,7 @@ impl InferReplay {
         }
         // A queued task (task_on_rq_migrating()): dequeue_entity() updated and detached it
         // (DO_DETACH) on the old CPU just before the event.
-        self.update(Some(pid), from, ts);
+        self.update(Some(pid), from, self.pull_dequeue(from, ts));
         let path = self.groups.path(pid);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
