@@ -299,9 +299,14 @@ pub enum ClockPoint {
     /// The newly-idle balance's update_blocked_averages() reads the clock before the
     /// `sched_switch` to idle ([`newidle`]).
     Newidle,
+    /// A balance's attach_tasks() reads the clock, then each attach's enqueue runs
+    /// update_curr() of the running task (`sched_stat_runtime`), whose put_prev in a
+    /// `__schedule()` that skips its clock update runs on that read
+    /// ([`ScheduleMark::attach_clock`]).
+    Attach,
 }
 
-const CLOCK_POINTS: usize = 10;
+const CLOCK_POINTS: usize = 11;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -363,15 +368,13 @@ impl ScheduleMark {
         self.last.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
     }
 
-    /// The stamp of the update_curr() whose clock `prev`'s `sched_switch` ran on: its
-    /// own ([`Self::update_curr`]) or, if it wrote none, that of a balance's attach on
-    /// this CPU since (6.12 `oversubscribed`, `busy` at 17.3846 s: preempted on the
-    /// clock of a pull 53 µs before its switch).
-    fn switch_clock(&self, prev: i32) -> Option<u64> {
-        self.update_curr(prev).or_else(|| {
-            let (p, ts) = self.attached?;
-            (p == prev).then_some(ts)
-        })
+    /// If `prev` wrote no update_curr() of its own ([`Self::update_curr`]) since a
+    /// balance's attach on this CPU, the stamp of that attach's: its `sched_switch` ran on
+    /// that clock (6.12 `oversubscribed`, `busy` at 17.3846 s: preempted on the clock of a
+    /// pull 53 µs before its switch).
+    fn attach_clock(&self, prev: i32) -> Option<u64> {
+        let (p, ts) = self.attached?;
+        (p == prev && self.update_curr(prev).is_none()).then_some(ts)
     }
 }
 
@@ -727,6 +730,9 @@ fn point_samples<R: std::io::Read>(
             Ok(Event::StatRuntime { pid, .. }) if pid == rec.pid => {
                 if let Some((ClockPoint::Tick, _)) = st.0 {
                     st.0 = Some((ClockPoint::TickRuntime, rec.ts_ns));
+                } else if mark.attach && !st.2.attach {
+                    // The attach's enqueue updates the cfs_rq next, on its clock read.
+                    st.0 = Some((ClockPoint::Attach, rec.ts_ns));
                 }
             }
             Ok(Event::Softirq {
@@ -925,13 +931,14 @@ impl InferReplay {
     }
 
     /// `update_curr`: the stamp of prev's update_curr() in this `__schedule()` (its
-    /// dequeue or put_prev), when the trace shows it ([`ScheduleMark`]).
+    /// dequeue or put_prev), when the trace shows it, else of a balance's attach whose
+    /// clock it ran on ([`ScheduleMark`]).
     fn switch(
         &mut self,
         ts: u64,
         cpu: u32,
         s: &Switch<'_>,
-        update_curr: Option<u64>,
+        (update_curr, attach): (Option<u64>, Option<u64>),
     ) -> Result<(), String> {
         let stamp = ts;
         let known = self.cpus.get(&cpu).and_then(|c| c.curr);
@@ -962,8 +969,9 @@ impl InferReplay {
                 Some(at) => self.at(ClockPoint::Dequeue, at),
                 None => self.at(ClockPoint::SleepSwitch, ts),
             },
-            _ => match update_curr {
-                Some(at) if s.prev_pid != 0 => self.at(ClockPoint::PutPrev, at),
+            _ => match (update_curr, attach) {
+                (Some(at), _) if s.prev_pid != 0 => self.at(ClockPoint::PutPrev, at),
+                (None, Some(at)) => self.at(ClockPoint::Attach, at),
                 _ => ts,
             },
         };
@@ -1683,7 +1691,8 @@ impl InferReplay {
                 ..
             } => self.groups.fork(parent_pid, child_pid),
             Event::Switch(ref s) => {
-                self.switch(ts, cpu, s, mark.switch_clock(s.prev_pid))?;
+                let clock = (mark.update_curr(s.prev_pid), mark.attach_clock(s.prev_pid));
+                self.switch(ts, cpu, s, clock)?;
                 self.resume_deferred(s.next_pid, cpu, ts);
             }
             Event::Wakeup {
@@ -2364,10 +2373,10 @@ mod tests {
             m.event(ts, 0, 7, &ev);
         }
         assert_eq!(m.update_curr(7), None);
-        assert_eq!(m.switch_clock(7), Some(3));
-        assert_eq!(m.switch_clock(9), None);
+        assert_eq!(m.attach_clock(7), Some(3));
+        assert_eq!(m.attach_clock(9), None);
         m.event(4, 0, 7, &rt(7));
-        assert_eq!(m.switch_clock(7), Some(4));
+        assert_eq!((m.update_curr(7), m.attach_clock(7)), (Some(4), None));
     }
 
     /// do_exit() can wake another task and be preempted between `sched_process_exit` and
@@ -2610,6 +2619,7 @@ mod tests {
             point: [
                 Some(7),
                 Some(-29_000),
+                None,
                 None,
                 None,
                 None,
