@@ -160,8 +160,14 @@ struct Task {
     /// v6.12: dequeued before a newly-idle balance's pull, its util_est updated; its
     /// `sched_switch` does not update it again.
     dequeued: bool,
+    /// Debug aid: our updates since its last answer-key record, at most
+    /// [`MAX_TRAIL`] (clock, state before, on_rq, running), printed by `explain`.
+    trail: Vec<(u64, SchedAvg, bool, bool)>,
     stats: EntityStats,
 }
+
+/// Updates kept per task between two answer-key records for `explain`.
+const MAX_TRAIL: usize = 4;
 
 impl Task {
     /// The weight a fair entity is given (nice 0 when the trace did not say).
@@ -293,9 +299,14 @@ pub enum ClockPoint {
     /// The newly-idle balance's update_blocked_averages() reads the clock before the
     /// `sched_switch` to idle ([`newidle`]).
     Newidle,
+    /// A balance's attach_tasks() reads the clock, then each attach's enqueue runs
+    /// update_curr() of the running task (`sched_stat_runtime`), whose put_prev in a
+    /// `__schedule()` that skips its clock update runs on that read
+    /// ([`ScheduleMark::attach_clock`]).
+    Attach,
 }
 
-const CLOCK_POINTS: usize = 10;
+const CLOCK_POINTS: usize = 11;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -315,6 +326,11 @@ struct ScheduleMark {
     /// that task's enqueue (attach_task(), on a newly-idle balance after the dequeue or in
     /// the balance softirq), not a dequeue.
     attach: bool,
+    /// The running task's update_curr() in such an enqueue (pid, timestamp) with no later
+    /// one: a `__schedule()` after it that read no clock (no `sched_stat_runtime`) ran on
+    /// that enqueue's clock (check_preempt_curr() / wakeup_preempt(), core.c: an enqueue
+    /// while curr has need_resched set calls rq_clock_skip_update()).
+    attached: Option<(i32, u64)>,
 }
 
 impl ScheduleMark {
@@ -324,8 +340,10 @@ impl ScheduleMark {
         match *ev {
             Event::StatRuntime { pid, .. } if pid == curr => {
                 if std::mem::take(&mut self.attach) {
+                    self.attached = Some((pid, ts));
                     return false;
                 }
+                self.attached = None;
                 self.last = Some((pid, ts));
                 true
             }
@@ -348,6 +366,15 @@ impl ScheduleMark {
     /// The stamp of `prev`'s update_curr() in `__schedule()`, at its `sched_switch`.
     fn update_curr(&self, prev: i32) -> Option<u64> {
         self.last.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
+    }
+
+    /// If `prev` wrote no update_curr() of its own ([`Self::update_curr`]) since a
+    /// balance's attach on this CPU, the stamp of that attach's: its `sched_switch` ran on
+    /// that clock (6.12 `oversubscribed`, `busy` at 17.3846 s: preempted on the clock of a
+    /// pull 53 µs before its switch).
+    fn attach_clock(&self, prev: i32) -> Option<u64> {
+        let (p, ts) = self.attached?;
+        (p == prev && self.update_curr(prev).is_none()).then_some(ts)
     }
 }
 
@@ -703,6 +730,9 @@ fn point_samples<R: std::io::Read>(
             Ok(Event::StatRuntime { pid, .. }) if pid == rec.pid => {
                 if let Some((ClockPoint::Tick, _)) = st.0 {
                     st.0 = Some((ClockPoint::TickRuntime, rec.ts_ns));
+                } else if mark.attach && !st.2.attach {
+                    // The attach's enqueue updates the cfs_rq next, on its clock read.
+                    st.0 = Some((ClockPoint::Attach, rec.ts_ns));
                 }
             }
             Ok(Event::Softirq {
@@ -865,6 +895,9 @@ impl InferReplay {
                 let se = se_pelt(task);
                 if let (Some(avg), Some(_)) = (task.avg.as_mut(), task.weight) {
                     if now >= avg.last_update_time {
+                        if task.trail.len() < MAX_TRAIL {
+                            task.trail.push((now, *avg, se.on_rq, se.is_curr));
+                        }
                         __update_load_avg_se(now, avg, &se, t);
                     }
                 }
@@ -898,13 +931,14 @@ impl InferReplay {
     }
 
     /// `update_curr`: the stamp of prev's update_curr() in this `__schedule()` (its
-    /// dequeue or put_prev), when the trace shows it ([`ScheduleMark`]).
+    /// dequeue or put_prev), when the trace shows it, else of a balance's attach whose
+    /// clock it ran on ([`ScheduleMark`]).
     fn switch(
         &mut self,
         ts: u64,
         cpu: u32,
         s: &Switch<'_>,
-        update_curr: Option<u64>,
+        (update_curr, attach): (Option<u64>, Option<u64>),
     ) -> Result<(), String> {
         let stamp = ts;
         let known = self.cpus.get(&cpu).and_then(|c| c.curr);
@@ -935,8 +969,9 @@ impl InferReplay {
                 Some(at) => self.at(ClockPoint::Dequeue, at),
                 None => self.at(ClockPoint::SleepSwitch, ts),
             },
-            _ => match update_curr {
-                Some(at) if s.prev_pid != 0 => self.at(ClockPoint::PutPrev, at),
+            _ => match (update_curr, attach) {
+                (Some(at), _) if s.prev_pid != 0 => self.at(ClockPoint::PutPrev, at),
+                (None, Some(at)) => self.at(ClockPoint::Attach, at),
                 _ => ts,
             },
         };
@@ -1476,7 +1511,7 @@ impl InferReplay {
         }
         // A queued task (task_on_rq_migrating()): dequeue_entity() updated and detached it
         // (DO_DETACH) on the old CPU just before the event.
-        self.update(Some(pid), from, ts);
+        self.update(Some(pid), from, self.pull_dequeue(from, ts));
         let path = self.groups.path(pid);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
@@ -1656,7 +1691,8 @@ impl InferReplay {
                 ..
             } => self.groups.fork(parent_pid, child_pid),
             Event::Switch(ref s) => {
-                self.switch(ts, cpu, s, mark.update_curr(s.prev_pid))?;
+                let clock = (mark.update_curr(s.prev_pid), mark.attach_clock(s.prev_pid));
+                self.switch(ts, cpu, s, clock)?;
                 self.resume_deferred(s.next_pid, cpu, ts);
             }
             Event::Wakeup {
@@ -2005,6 +2041,7 @@ impl InferReplay {
                     (se.load_weight, u64::from(se.on_rq), se.is_curr),
                     t,
                 );
+                explain_trail(&format!("pid {pid}"), &std::mem::take(&mut task.trail));
                 task.stats.entity = name;
                 task.settle();
                 if defer_ue && has_ue {
@@ -2144,16 +2181,21 @@ fn explain(
     let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
         return;
     };
-    if want != name {
+    // A comma-separated list explains several entities, each line then named.
+    let many = want.contains(',');
+    if !want.split(',').any(|w| w.trim() == name) {
         return;
     }
     let _ = t;
+    if many {
+        eprint!("[{name}] ");
+    }
     // `*`: our last update was not at the kernel's (a missed or extra update point).
     let diverged_before = ours.last_update_time != kb.last_update_time;
     let ok =
         p.util_avg == ka.util_avg && p.load_avg == ka.load_avg && p.runnable_avg == ka.runnable_avg;
     eprintln!(
-        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{} ue k={:?} ours={:?}",
+        "{}{:>6}.{:06} {:?} now={} k_blut={} our_lut={}{} k_in=lw{} l{} r{} run{} our_in=w{} n{} run{} | k_b u/l/r={}/{}/{} pc{} | k_a={}/{}/{} pc{} ours_a={}/{}/{} pc{} ours_prev={}/{}/{} ue k={:?} ours={:?} | sums l/r/u k_b={} k_a={} ours_prev={} ours_a={}",
         if ok { "  " } else { "X " },
         ts / 1_000_000_000,
         ts % 1_000_000_000 / 1000,
@@ -2186,7 +2228,35 @@ fn explain(
         ours.runnable_avg,
         ka.util_est,
         p.util_est,
+        sums(kb),
+        sums(ka),
+        sums(ours),
+        sums(p),
     );
+}
+
+/// Debug aid: with `explain`, our updates of a task since its previous record.
+fn explain_trail(name: &str, trail: &[(u64, SchedAvg, bool, bool)]) {
+    let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
+        return;
+    };
+    if !want.split(',').any(|w| w.trim() == name) {
+        return;
+    }
+    for (now, pre, on_rq, running) in trail {
+        eprintln!(
+            "[{name}]   ours at now={now} pre_lut={} pre_sums={} pc{} n{} run{}",
+            pre.last_update_time,
+            sums(pre),
+            pre.period_contrib,
+            u8::from(*on_rq),
+            u8::from(*running),
+        );
+    }
+}
+
+fn sums(a: &SchedAvg) -> String {
+    format!("{}/{}/{}", a.load_sum, a.runnable_sum, a.util_sum)
 }
 
 fn compare(s: &mut EntityStats, ours: &SchedAvg, k: &SchedAvg, util_est: bool) {
@@ -2285,6 +2355,28 @@ mod tests {
             m.event(ts, 0, 7, &ev);
         }
         assert_eq!(m.update_curr(7), Some(4));
+    }
+
+    /// A preempted task that wrote no `sched_stat_runtime` after a balance's attach on its
+    /// CPU is switched out on that attach's clock (rq_clock_skip_update()); one that wrote
+    /// its own put_prev's is switched out on that.
+    #[test]
+    fn a_switch_without_update_curr_after_an_attach_runs_on_its_clock() {
+        let rt = |pid| Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        };
+        let pull = migrate("b", 8, 1, 0);
+        let mut m = ScheduleMark::default();
+        for (ts, ev) in [(1, Event::HrtimerExit), (2, pull), (3, rt(7))] {
+            m.event(ts, 0, 7, &ev);
+        }
+        assert_eq!(m.update_curr(7), None);
+        assert_eq!(m.attach_clock(7), Some(3));
+        assert_eq!(m.attach_clock(9), None);
+        m.event(4, 0, 7, &rt(7));
+        assert_eq!((m.update_curr(7), m.attach_clock(7)), (Some(4), None));
     }
 
     /// do_exit() can wake another task and be preempted between `sched_process_exit` and
@@ -2527,6 +2619,7 @@ mod tests {
             point: [
                 Some(7),
                 Some(-29_000),
+                None,
                 None,
                 None,
                 None,

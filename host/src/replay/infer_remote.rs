@@ -9,6 +9,9 @@
 //! 14.3224 s). The enqueue's update_curr() of the target's running task writes that
 //! task's `sched_stat_runtime` on the waker's CPU right after the clock read: the
 //! enqueue's instant when the trace shows it, else the `sched_waking`'s.
+//!
+//! Likewise a balance's pull: its dequeue of the moved task on the source CPU runs
+//! update_curr() of the source's running task, written on the pulling CPU.
 
 use std::collections::BTreeMap;
 
@@ -47,7 +50,27 @@ impl InferReplay {
             _ => waking,
         }
     }
+
+    /// The trace time of the dequeue's clock read of a queued task a balance on `to`
+    /// moves from `from` (`sched_migrate_task` written on `to` at `ts`): load_balance()
+    /// reads `from`'s clock once, then detach_task()'s dequeue runs update_curr() of
+    /// `from`'s running task, written on `to` (6.12 `oversubscribed`, `busy` pulled at
+    /// 17.3845 s: that `sched_stat_runtime` 24 µs before the event); else `ts`.
+    pub(super) fn pull_dequeue(&self, from: u32, ts: u64) -> u64 {
+        let curr = self.cpus.get(&from).and_then(|c| c.curr);
+        match self.remote.0.get(&from) {
+            Some(&(pid, at)) if Some(pid) == curr && at <= ts && ts - at <= PULL_WINDOW => {
+                self.at(ClockPoint::Dequeue, at).min(ts)
+            }
+            _ => ts,
+        }
+    }
 }
+
+/// How long (ns) before a pull's `sched_migrate_task` the source's update_curr() can be
+/// written and still be that pull's dequeue: a balance detaches its tasks within tens of
+/// µs of its clock read.
+const PULL_WINDOW: u64 = 100_000;
 
 #[cfg(test)]
 mod tests {
@@ -97,5 +120,26 @@ mod tests {
         assert_eq!(enqueue_clock(&[rt(5)]), Some(1_400_000));
         // Another task's update_curr() (not cpu1's running task) says nothing of it.
         assert_eq!(enqueue_clock(&[rt(7)]), Some(1_000));
+    }
+
+    /// A balance on cpu1 pulls a queued task from cpu0, where pid 5 runs: its dequeue is
+    /// at the update_curr() of pid 5 written on cpu1 before the event, if recent.
+    #[test]
+    fn a_pulled_task_is_dequeued_at_the_source_update_curr() {
+        let mut r = InferReplay::new(Profile::MAINLINE, None);
+        r.current(0, 5, "hog");
+        let rt = |pid| Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        };
+        assert_eq!(r.pull_dequeue(0, 25_000), 25_000);
+        r.event(1_000, 1, &rt(5)).unwrap();
+        assert_eq!(r.pull_dequeue(0, 25_000), 1_000);
+        assert_eq!(
+            r.pull_dequeue(0, 1_000 + PULL_WINDOW + 1),
+            1_000 + PULL_WINDOW + 1
+        );
+        assert_eq!(r.pull_dequeue(1, 25_000), 25_000);
     }
 }
