@@ -38,6 +38,8 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+#[path = "infer_clock.rs"]
+mod clock;
 #[path = "infer_dead.rs"]
 mod dead;
 #[path = "infer_eevdf.rs"]
@@ -993,8 +995,9 @@ impl InferReplay {
         self.groups.reweight = sleeping;
         self.update(prev, cpu, ts);
         self.groups.reweight = false;
+        let pick = self.pick_clock(cpu, ts);
         if s.next_pid != 0 {
-            self.update(Some(s.next_pid), cpu, ts);
+            self.update(Some(s.next_pid), cpu, pick);
         }
         self.groups.reweight = true;
         let (decision, picked) = self.schedule_eevdf(cpu, ts, s, sleeping);
@@ -1024,7 +1027,7 @@ impl InferReplay {
             }
         }
         self.finish_delayed(cpu, ts, picked);
-        let clock = self.clock(cpu, ts);
+        let clock = self.clock(cpu, pick);
         let idle_clock = clock.filter(|_| s.next_pid == 0);
         let c = self.cpus.entry(cpu).or_default();
         c.curr = Some(s.next_pid);
