@@ -38,6 +38,8 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+#[path = "infer_ahead.rs"]
+mod ahead;
 #[path = "infer_clock.rs"]
 mod clock;
 #[path = "infer_dead.rs"]
@@ -992,7 +994,9 @@ impl InferReplay {
             self.attach_detached(s.next_pid, cpu, ts);
         }
         // Only a sleeping prev's dequeue calls update_cfs_group(), not put_prev/set_next.
-        self.groups.reweight = sleeping;
+        // (A dequeue the look-ahead ran before the newly-idle walk called it already.)
+        let early = prev.is_some_and(|p| self.dequeued_before_newidle(cpu, p));
+        self.groups.reweight = sleeping && !early;
         self.update(prev, cpu, ts);
         self.groups.reweight = false;
         let pick = self.pick_clock(cpu, ts);
@@ -1672,7 +1676,7 @@ impl InferReplay {
             self.run_deferred(c, false, preempted);
         }
         let r = self.event_inner(ts, cpu, ev);
-        self.newidle_after_event(cpu, ev);
+        self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
         r

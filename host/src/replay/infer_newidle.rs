@@ -19,7 +19,11 @@
 //! load_balance() (not the blocked update) at random: the flag is then not rewritten.
 //!
 //! The kernel's records of that walk come before the `sched_switch` that tells the replay
-//! the CPU goes idle: they are compared before the replay's walk; what follows sees it.
+//! the CPU goes idle. With a look-ahead ([`super::ahead`]), a `sched_stat_runtime` of the
+//! running task whose CPU writes its switch to idle next (no other event between) is the
+//! dequeue's update_curr(): the dequeue then runs after its own root record (the last of
+//! its update_load_avg() records) and the walk after that, step by step with the kernel's
+//! records ([`super::softirq`]); without a look-ahead both wait for the switch.
 //!
 //! Run on 6.1 only. On 6.12 `nr_running` counts delayed tasks, and the replay's queued
 //! set there follows the delayed-dequeue model ([`super::eevdf`]): on 6.12 `wakeup-storm`
@@ -32,7 +36,9 @@
 //! the switch), then the counts.
 
 use std::collections::BTreeMap;
+use std::io::BufRead;
 
+use super::ahead::{Lookahead, Next};
 use super::{ClockPoint, InferReplay};
 use crate::trace::event::{Event, PeltCallKind};
 
@@ -74,11 +80,27 @@ impl IdleEntryReads {
     }
 }
 
+/// A sleeper's dequeue whose switch to idle the look-ahead showed.
+#[derive(Clone, Copy)]
+struct Armed {
+    prev: i32,
+    /// The stamps of its dequeue's `sched_stat_runtime` and of its `sched_switch`.
+    mark: u64,
+    switch: u64,
+    /// Once its dequeue ran: whether the walk did too (the overload flag then).
+    walked: Option<bool>,
+}
+
 /// The newly-idle balance's state: the overload flag, and the counts against the key.
 #[derive(Default)]
 pub(super) struct Newidle {
     /// `rd->overload` as the model has it.
     overload: bool,
+    /// The look-ahead, if the trace could be read twice, and the replay's current line.
+    ahead: Option<Lookahead>,
+    line: u64,
+    /// Per CPU: the dequeue the look-ahead places before a switch to idle.
+    armed: BTreeMap<u32, Armed>,
     /// The answer key's clock reads per CPU (only for the explain mode).
     reads: BTreeMap<u32, IdleEntryReads>,
     /// Switches to idle: (both, the model's only, the key's only, neither).
@@ -104,11 +126,35 @@ impl InferReplay {
         self.cpus.keys().any(|&c| self.nr_running(c) > 1)
     }
 
+    /// Reads `input` (the same trace) ahead of the replay: see the module's comment.
+    pub fn set_lookahead(&mut self, input: Box<dyn BufRead>, name: &str) {
+        self.newidle.ahead = Some(Lookahead::new(input, name));
+    }
+
+    /// The line of the record the next [`InferReplay::event`] comes from.
+    pub fn at_line(&mut self, line: u64) {
+        self.newidle.line = line;
+    }
+
     /// After each event: add_nr_running() sets the flag when a CPU reaches two tasks
     /// (kernel/sched/sched.h); the flag is only cleared by a balance, which sees the same.
-    pub(super) fn newidle_after_event(&mut self, cpu: u32, ev: &Event<'_>) {
+    pub(super) fn newidle_after_event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) {
         if !self.newidle.overload && self.overloaded() {
             self.newidle.overload = true;
+        }
+        let curr = self.cpus.get(&cpu).and_then(|c| c.curr);
+        match ev {
+            Event::StatRuntime { pid, .. } if curr == Some(*pid) => self.arm(ts, cpu, *pid),
+            Event::PeltCall(c) if c.kind == PeltCallKind::CfsRq && c.cpu == cpu => {
+                if c.path == "/" {
+                    self.dequeue_before_newidle(cpu);
+                }
+            }
+            Event::PeltCall(_) | Event::Other => {}
+            e if super::is_answer_key(e) => {}
+            _ => {
+                self.newidle.armed.remove(&cpu);
+            }
         }
         if explain() {
             let curr = self.cpus.get(&cpu).and_then(|c| c.curr).unwrap_or(0);
@@ -123,6 +169,76 @@ impl InferReplay {
         }
     }
 
+    /// `pid`'s `sched_stat_runtime` on `cpu` at `ts`: its dequeue's, if the CPU writes
+    /// its switch to idle next (6.1; with the probe records, whose order it follows).
+    fn arm(&mut self, ts: u64, cpu: u32, pid: i32) {
+        self.newidle.armed.remove(&cpu);
+        let fair = self.tasks.get(&pid).is_some_and(|t| t.weight.is_some());
+        if !fair || !self.probe_key || self.eevdf.is_some() {
+            return;
+        }
+        let line = self.newidle.line;
+        let Some(ahead) = self.newidle.ahead.as_mut() else {
+            return;
+        };
+        if let Some((switch, Next::SleepToIdle(p))) = ahead.next_on(line, ts, cpu) {
+            if p == pid {
+                let a = Armed {
+                    prev: pid,
+                    mark: ts,
+                    switch,
+                    walked: None,
+                };
+                self.newidle.armed.insert(cpu, a);
+            }
+        }
+    }
+
+    /// After the armed dequeue's root record on `cpu`: the dequeue, then the newly-idle
+    /// walk if the flag is set, as [`InferReplay::newidle_balance`] does at the switch.
+    fn dequeue_before_newidle(&mut self, cpu: u32) {
+        let overload = self.newidle.overload;
+        let Some(a) = self
+            .newidle
+            .armed
+            .get_mut(&cpu)
+            .filter(|a| a.walked.is_none())
+        else {
+            return;
+        };
+        a.walked = Some(overload);
+        let a = *a;
+        if !overload {
+            return;
+        }
+        let dequeue = self.at(ClockPoint::Dequeue, a.mark);
+        let reweight = std::mem::replace(&mut self.groups.reweight, true);
+        self.update(Some(a.prev), cpu, dequeue);
+        self.groups.reweight = reweight;
+        // Dequeued, but still the cfs_rq's `curr` until put_prev_task().
+        if let Some(t) = self.tasks.get_mut(&a.prev) {
+            t.on_rq = false;
+        }
+        self.settle_groups();
+        let at = self.at(ClockPoint::Newidle, a.switch).max(dequeue);
+        self.blocked_walk(cpu, at);
+        self.newidle.overload = self.overloaded();
+    }
+
+    /// `prev`'s switch on `cpu` finds its dequeue and walk done.
+    pub(super) fn dequeued_before_newidle(&self, cpu: u32, prev: i32) -> bool {
+        self.early_walk(cpu, prev) == Some(true)
+    }
+
+    /// Whether the armed dequeue of `prev` on `cpu` ran, and with the walk.
+    fn early_walk(&self, cpu: u32, prev: i32) -> Option<bool> {
+        self.newidle
+            .armed
+            .get(&cpu)
+            .filter(|a| a.prev == prev)
+            .and_then(|a| a.walked)
+    }
+
     /// The SCHED softirq's periodic load_balance() rewrites the flag.
     pub(super) fn newidle_softirq(&mut self) {
         self.newidle.overload = self.overloaded();
@@ -132,7 +248,8 @@ impl InferReplay {
     /// stamp); `dequeue`: the trace time of prev's dequeue. prev is dequeued but still
     /// the cfs_rq's `curr` during the balance (put_prev_task() comes after it).
     pub(super) fn newidle_balance(&mut self, cpu: u32, prev: i32, dequeue: u64, ts: u64) {
-        let ours = self.newidle.overload;
+        let early = self.early_walk(cpu, prev);
+        let ours = early.unwrap_or(self.newidle.overload);
         let key = self
             .newidle
             .reads
@@ -157,7 +274,7 @@ impl InferReplay {
         }
         // Not on 6.12 (see the module's comment): its queued set is the delayed-dequeue
         // model's, whose errors keep the flag set.
-        if !ours || self.eevdf.is_some() {
+        if !ours || self.eevdf.is_some() || early.is_some() {
             return;
         }
         let at = self.at(ClockPoint::Newidle, ts).max(dequeue);

@@ -42,6 +42,12 @@ impl InferReplay {
         self.sched_softirq = true;
         self.finish_walks();
         let ts = self.at(ClockPoint::Softirq, ts);
+        self.blocked_walk(cpu, ts);
+    }
+
+    /// update_blocked_averages() of `cpu` on the clock of trace time `ts`: with probe
+    /// records, the root now and each group's step at its record ([`Walk`]).
+    pub(super) fn blocked_walk(&mut self, cpu: u32, ts: u64) {
         if !self.probe_key {
             self.update_blocked_averages(cpu, ts);
             return;

@@ -193,8 +193,14 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     let input = open(&args.trace)?;
     let groups = infer::shares_from_meta(&args.trace)?;
     let meta = infer::kernel_from_meta(&args.trace)?;
+    // The inferred replay reads the trace a second time a little ahead of itself.
+    let ahead = if args.infer {
+        Some(open(&args.trace)?)
+    } else {
+        None
+    };
     replay_with(
-        input, &name, kernel, profile, what_if, args.infer, offset, &groups, meta,
+        input, &name, kernel, profile, what_if, args.infer, offset, &groups, meta, ahead,
     )
 }
 
@@ -217,6 +223,7 @@ pub fn replay<R: Read>(
         None,
         &Default::default(),
         infer::KernelMeta::default(),
+        None,
     )
 }
 
@@ -224,7 +231,7 @@ pub fn replay<R: Read>(
 /// [`infer::clock_offset`]; `None`: each CPU's first answer-key record) and the task
 /// groups' `cpu.weight` (from [`infer::shares_from_meta`]) and the guest's CPU count and HZ
 /// (from [`infer::kernel_from_meta`]; without them the header's `cpus=N` and
-/// [`DEFAULT_HZ`]).
+/// [`DEFAULT_HZ`]), and a second reader of the same trace for the look-ahead (`ahead`).
 #[allow(clippy::too_many_arguments)]
 pub fn replay_with<R: Read>(
     input: R,
@@ -236,12 +243,16 @@ pub fn replay_with<R: Read>(
     clock_offset: Option<infer::ClockOffsets>,
     group_weights: &std::collections::BTreeMap<String, u64>,
     meta: infer::KernelMeta,
+    ahead: Option<Box<dyn BufRead>>,
 ) -> anyhow::Result<Report> {
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);
     let mut inf = infer::InferReplay::new(profile, clock_offset);
     inf.set_kernel(kernel.as_deref().and_then(major_minor));
     inf.set_group_weights(group_weights);
+    if let Some(a) = ahead {
+        inf.set_lookahead(a, name);
+    }
     let hz = meta.hz.unwrap_or(DEFAULT_HZ);
     let mut eevdf_set = false;
     if let Some(cpus) = meta.cpus {
@@ -259,6 +270,7 @@ pub fn replay_with<R: Read>(
         events += 1;
         let (line, ts, cpu) = (rec.line, rec.ts_ns, rec.cpu);
         inf.current(cpu, rec.pid, rec.comm);
+        inf.at_line(line);
         let skip = match Event::parse(&rec) {
             Err(bad) => Some((SkipReason::BadFields, format!("{}: {}", rec.event, bad.0))),
             Ok(Event::Other) => Some((SkipReason::UnknownEvent, rec.event.to_string())),

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Look-ahead in the trace for the inferred replay: a second reader of the same trace,
+//! a bounded window ahead of the replay, that tells what a CPU writes next.
+//!
+//! The kernel writes some updates before the event that tells the replay why they happen:
+//! the newly-idle balance's blocked walk ([`super::newidle`]) comes after a sleeper's
+//! dequeue and before its `sched_switch` to idle. Only the trace's events are kept (not
+//! the answer key), and only within [`WINDOW_NS`] of trace time past the replay's place,
+//! so memory stays bounded whatever the trace's length.
+
+use std::collections::VecDeque;
+use std::io::BufRead;
+
+use super::is_answer_key;
+use crate::trace::event::Event;
+use crate::trace::report::ReportReader;
+
+/// How far ahead the reader goes (trace time): a dequeue's `sched_stat_runtime` can come
+/// milliseconds before its `sched_switch` (6.1 `mixed-sleep-timer`, `tick` at 15.3749 s:
+/// 2.0 ms, the guest's vCPU stalled between its clock read and its records).
+pub const WINDOW_NS: u64 = 10_000_000;
+
+/// What a CPU writes: the events the replay's timeline depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// `sched_switch` from `prev`, which sleeps (or exits), to the idle task.
+    SleepToIdle(i32),
+    /// `sched_stat_runtime` of this pid.
+    Runtime(i32),
+    /// Any other sched event, timer or softirq event.
+    Other,
+}
+
+/// One event ahead: (line, stamp, CPU that wrote it, what).
+type Ahead = (u64, u64, u32, Next);
+
+/// The second reader and the events it read past the replay's place.
+pub struct Lookahead {
+    reader: ReportReader<Box<dyn BufRead>>,
+    queue: VecDeque<Ahead>,
+    /// The stamp of the last record read (the window's edge).
+    read_to: u64,
+    end: bool,
+}
+
+impl Lookahead {
+    /// A look-ahead over `input` (the same trace as the replay's).
+    pub fn new(input: Box<dyn BufRead>, name: &str) -> Self {
+        Lookahead {
+            reader: ReportReader::new(input, name),
+            queue: VecDeque::new(),
+            read_to: 0,
+            end: false,
+        }
+    }
+
+    /// What `cpu` writes next after line `line` (the replay's current record at `ts`),
+    /// with its stamp, if within [`WINDOW_NS`].
+    pub fn next_on(&mut self, line: u64, ts: u64, cpu: u32) -> Option<(u64, Next)> {
+        while self.queue.front().is_some_and(|a| a.0 <= line) {
+            self.queue.pop_front();
+        }
+        let horizon = ts.saturating_add(WINDOW_NS);
+        loop {
+            if let Some(a) = self.queue.iter().find(|a| a.2 == cpu) {
+                return (a.1 <= horizon).then_some((a.1, a.3));
+            }
+            if self.end || self.read_to > horizon {
+                return None;
+            }
+            self.read_one(line);
+        }
+    }
+
+    /// Reads one record; a read error ends the look-ahead (the replay's reader reports it).
+    fn read_one(&mut self, line: u64) {
+        let rec = match self.reader.next_record() {
+            Ok(Some(r)) => r,
+            _ => {
+                self.end = true;
+                return;
+            }
+        };
+        self.read_to = rec.ts_ns;
+        if rec.line <= line {
+            return;
+        }
+        let next = match Event::parse(&rec) {
+            Ok(Event::Switch(s)) if !s.prev_runnable() && s.next_pid == 0 => {
+                Next::SleepToIdle(s.prev_pid)
+            }
+            Ok(Event::StatRuntime { pid, .. }) => Next::Runtime(pid),
+            Ok(Event::Other | Event::PeltCall(_)) | Err(_) => return,
+            Ok(ref e) if is_answer_key(e) => return,
+            Ok(_) => Next::Other,
+        };
+        self.queue.push_back((rec.line, rec.ts_ns, rec.cpu, next));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACE: &str = "\
+cpus=2
+             bgp-140   [001]    15.376009555: sched_stat_runtime:   comm=bgp pid=140 runtime=44500 [ns] vruntime=1869435083 [ns]
+             cat-123   [000]    15.376010000: sched_stat_runtime:   comm=cat pid=123 runtime=1000 [ns] vruntime=1000 [ns]
+             bgp-140   [001]    15.376037952: lisa__sched_pelt_cfs: cpu=1 path=/ load=112 util=730 update_time=15627552768 runnable=732
+             bgp-140   [001]    15.376059464: sched_switch:         bgp:140 [120] S ==> swapper/1:0 [120]
+             cat-123   [000]    15.376070000: sched_switch:         cat:123 [120] R ==> swapper/0:0 [120]
+";
+
+    fn ahead() -> Lookahead {
+        Lookahead::new(Box::new(TRACE.as_bytes()), "t")
+    }
+
+    /// The next event a CPU writes, past the answer key and the other CPU's events.
+    #[test]
+    fn the_next_event_of_a_cpu_skips_the_answer_key_and_other_cpus() {
+        let mut a = ahead();
+        let sw = Some((15_376_059_464, Next::SleepToIdle(140)));
+        assert_eq!(a.next_on(2, 15_376_009_555, 1), sw);
+        assert_eq!(a.next_on(3, 15_376_010_000, 1), sw);
+        // A preempted task's switch to idle is not a sleep.
+        assert_eq!(
+            a.next_on(3, 15_376_010_000, 0),
+            Some((15_376_070_000, Next::Other))
+        );
+        assert_eq!(
+            a.next_on(1, 15_376_000_000, 0).map(|n| n.1),
+            Some(Next::Other)
+        );
+    }
+
+    /// Nothing past the window or the end of the trace.
+    #[test]
+    fn nothing_past_the_window() {
+        let mut a = ahead();
+        assert_eq!(a.next_on(2, 15_376_059_464 - WINDOW_NS - 1, 1), None);
+        assert_eq!(a.next_on(6, 15_376_070_000, 1), None);
+    }
+}
