@@ -2308,8 +2308,9 @@ mod tests {
         }
     }
 
-    /// A replay whose `cpus` have a cfs_rq at zero and the trace clock as rq clock.
-    fn on_cpus(cpus: &[u32]) -> InferReplay {
+    /// A replay whose `cpus` have a cfs_rq at zero and the trace clock as rq clock (also
+    /// for the submodules' tests).
+    pub(super) fn on_cpus(cpus: &[u32]) -> InferReplay {
         let mut r = InferReplay::new(Profile::MAINLINE, None);
         for &cpu in cpus {
             let c = r.cpus.entry(cpu).or_default();

@@ -31,19 +31,13 @@ mod tests {
     use super::*;
     use crate::trace::event::{Event, Switch};
     use schedmath::pelt::SchedAvg;
-    use schedmath::profile::Profile;
 
     /// `frame` (pid 7) sleeps on cpu0: its dequeue's update_curr() at 1 ms, then (after a
     /// vCPU pause) a newly-idle pull of `tick` (pid 8) from cpu1 at 2.5 ms, the switch at
     /// 2.51 ms: `tick` starts on the pull's clock, not on the dequeue's.
     #[test]
     fn the_next_task_starts_on_the_pulls_clock() {
-        let mut r = InferReplay::new(Profile::MAINLINE, None);
-        for cpu in [0, 1] {
-            let c = r.cpus.entry(cpu).or_default();
-            c.offset = Some(0);
-            c.cfs = Some(SchedAvg::default());
-        }
+        let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
         r.current(0, 7, "frame");
         r.current(1, 9, "batch");
         for pid in [7, 8] {

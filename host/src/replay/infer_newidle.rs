@@ -307,8 +307,6 @@ impl InferReplay {
 mod tests {
     use super::*;
     use crate::trace::event::{Switch, SCHED_SOFTIRQ};
-    use schedmath::pelt::SchedAvg;
-    use schedmath::profile::Profile;
 
     fn wakeup(pid: i32, cpu: u32) -> Event<'static> {
         Event::Wakeup {
@@ -338,12 +336,7 @@ mod tests {
     /// is set, and the SCHED softirq's.
     #[test]
     fn the_overload_flag_follows_nr_running_and_the_balances() {
-        let mut r = InferReplay::new(Profile::MAINLINE, None);
-        for cpu in [0, 1] {
-            let c = r.cpus.entry(cpu).or_default();
-            c.offset = Some(0);
-            c.cfs = Some(SchedAvg::default());
-        }
+        let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
         r.current(0, 7, "t");
         r.current(1, 9, "t");
         let softirq = Event::Softirq {

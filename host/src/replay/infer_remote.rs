@@ -76,19 +76,13 @@ const PULL_WINDOW: u64 = 100_000;
 mod tests {
     use super::*;
     use crate::trace::event::Event;
-    use schedmath::pelt::SchedAvg;
     use schedmath::profile::Profile;
 
     /// `rcu_preempt` (pid 15) woken from cpu0 onto cpu1, where pid 5 runs: `sched_waking`
     /// at 1 µs, then `between` on cpu0, `sched_wakeup` at 1.41 ms; the wake-up's clock
     /// (the instant the switch it preempts would run at).
     fn enqueue_clock(between: &[Event<'_>]) -> Option<u64> {
-        let mut r = InferReplay::new(Profile::MAINLINE, None);
-        for cpu in [0, 1] {
-            let c = r.cpus.entry(cpu).or_default();
-            c.offset = Some(0);
-            c.cfs = Some(SchedAvg::default());
-        }
+        let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
         r.current(1, 5, "p50");
         let wake = |waking| Event::Wakeup {
             comm: "rcu_preempt",
