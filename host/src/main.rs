@@ -187,9 +187,9 @@ enum PlatformCmd {
 /// `schedmath replay`.
 fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool> {
     let r = schedmath_host::replay::run(args)?;
-    // A trace in which no PELT update could be compared with the kernel's proves nothing:
-    // say why (a board's trace without the probe or LISA's events has nothing to compare).
-    if r.totals().0 == 0 {
+    // A trace in which no PELT update could be replayed proves nothing: say why. (One
+    // without the kernel's values prints what the replay computed.)
+    if r.totals().0 == 0 && !r.computed.iter().any(|c| c.task && c.signal.ran) {
         let skipped: Vec<String> = r
             .render()
             .lines()
@@ -197,7 +197,7 @@ fn replay_cmd(args: &schedmath_host::replay::ReplayArgs) -> anyhow::Result<bool>
             .map(str::to_string)
             .collect();
         anyhow::bail!(
-            "{}: no PELT update could be replayed from {} event(s) (none of a task switched in where the trace has the kernel's values: probe records or LISA's sched_pelt_* events){}{}",
+            "{}: no PELT update could be replayed from {} event(s) (no task was switched in and updated){}{}",
             args.trace.display(),
             r.events,
             if skipped.is_empty() { "" } else { "; " },

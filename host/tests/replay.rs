@@ -533,3 +533,83 @@ fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
     assert!(without >= 900, "without the softirq: {without}");
     assert!(with < 700, "with it: {with}");
 }
+
+/// A board's trace has neither the lab's probe records nor LISA's `sched_pelt_*` events:
+/// the replay then prints what it computes. On 6.1 `periodic-25pct-16ms` with the answer
+/// key's lines removed, rt-app's thread (forked in the trace, so started where the kernel
+/// starts it) ends at util 262 against the kernel's last recorded 261, and its mean over
+/// the replay's updates is within 2 of the mean of the kernel's records; `--profile
+/// pelt-hl8` prints the traced kernel's profile beside it.
+#[test]
+fn a_trace_without_kernel_values_reports_the_replays_own_signals() {
+    let cap = root().join("fixtures/lab/6.1.0-57-amd64/periodic-25pct-16ms/report.txt.gz");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(&cap).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    let (mut kernel, mut board) = (Vec::new(), String::new());
+    for l in text.lines() {
+        if l.contains(": schedmath__pelt_update:") || l.contains(": lisa__") {
+            if l.contains("fn=se kind=task") && l.contains(" pid=126 ") {
+                let v = l.split(" a_util_avg=").nth(1).unwrap();
+                kernel.push(v.split(' ').next().unwrap().parse::<u64>().unwrap());
+            }
+        } else {
+            board += l;
+            board.push('\n');
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("board.txt");
+    std::fs::write(&trace, board).unwrap();
+    let run = |profile: Option<&str>| {
+        schedmath_host::replay::run(&schedmath_host::replay::ReplayArgs {
+            trace: trace.clone(),
+            profile: profile.map(str::to_string),
+            kernel: Some("6.1.0-57-amd64".into()),
+            infer: false,
+            json: false,
+        })
+        .unwrap()
+    };
+    let r = run(None);
+    assert_eq!((r.mode, r.totals()), ("inferred", (0, 0)));
+    let json = r.to_json();
+    let computed = json["computed"].as_array().unwrap();
+    let p = computed
+        .iter()
+        .find(|c| c["entity"] == "pid 126 rt-app")
+        .unwrap();
+    assert_eq!(p["from_zero"], false);
+    assert_eq!((u(p, "updates"), u(&p["end"], "util")), (758, 262));
+    let (k_mean, k_end) = (
+        kernel.iter().sum::<u64>() as f64 / kernel.len() as f64,
+        *kernel.last().unwrap(),
+    );
+    assert_eq!(k_end, 261);
+    assert!(
+        (p["util_mean"].as_f64().unwrap() - k_mean).abs() < 2.0,
+        "{p}"
+    );
+    // A task that existed before the trace starts from zero, and says so.
+    let cpu1 = computed.iter().find(|c| c["entity"] == "cpu1 /").unwrap();
+    assert_eq!(cpu1["from_zero"], true);
+    assert!(r.render().contains("cpu1 /*"));
+
+    let w = run(Some("pelt-hl8"));
+    assert!(w.what_if);
+    let wj = w.to_json();
+    let wp = wj["computed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["entity"] == "pid 126 rt-app")
+        .unwrap();
+    // The traced kernel's profile beside the what-if: the same numbers as the plain run.
+    assert_eq!(wp["kernel"]["end"], p["end"]);
+    assert_eq!(wp["kernel"]["util_mean"], p["util_mean"]);
+    assert_ne!(wp["util_mean"], p["util_mean"]);
+    assert!(w.render().contains("traced kernel's profile"));
+}

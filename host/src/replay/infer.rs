@@ -54,6 +54,8 @@ mod newidle;
 mod remote;
 #[path = "infer_softirq.rs"]
 mod softirq;
+
+use super::computed;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
 pub use group::shares_from_meta;
 
@@ -168,6 +170,10 @@ struct Task {
     /// [`MAX_TRAIL`] (clock, state before, on_rq, running), printed by `explain`.
     trail: Vec<(u64, SchedAvg, bool, bool)>,
     stats: EntityStats,
+    /// `sched_wakeup_new` seen: its signal starts from post_init_entity_util_avg().
+    forked: bool,
+    /// Without an answer key: what the replay computed ([`computed`]).
+    computed: computed::Signal,
 }
 
 /// Updates kept per task between two answer-key records for `explain`.
@@ -227,11 +233,15 @@ struct Cpu {
     /// The running task's last update_curr() clock as its `runtime=` chains it from
     /// [`Cpu::exec`]: (pid, rq clock).
     chained: Option<(i32, u64)>,
+    /// Without an answer key: what the replay computed ([`computed`]).
+    computed: computed::Signal,
 }
 
 /// The inferred replay's state.
 pub struct InferReplay {
     profile: Profile,
+    /// The trace has no answer key ([`InferReplay::set_unkeyed`]).
+    unkeyed: bool,
     tables: &'static PeltTables,
     ue_cpu: UtilEstCpu,
     tasks: HashMap<i32, Task>,
@@ -796,6 +806,7 @@ impl InferReplay {
         InferReplay {
             offsets,
             profile,
+            unkeyed: false,
             tables: PeltTables::of(profile.halflife),
             ue_cpu: UtilEstCpu::default(),
             tasks: HashMap::new(),
@@ -816,6 +827,49 @@ impl InferReplay {
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
         }
+    }
+
+    /// A trace without the kernel's values (no probe records, no LISA events): the rq clock
+    /// is the trace clock (trace-cmd's default `local` clock is the CPU's sched_clock(),
+    /// which the rq clock reads), each cfs_rq and each task not forked in the trace starts
+    /// from zero where the replay first updates it, and every update is kept
+    /// ([`Self::computed`]).
+    pub fn set_unkeyed(&mut self) {
+        self.unkeyed = true;
+        self.offsets = Some(ClockOffsets::default());
+    }
+
+    /// An unkeyed replay's first update of `cpu`'s cfs_rq starts it from zero at `now`.
+    fn unkeyed_cfs(&mut self, cpu: u32, now: u64) {
+        if self.unkeyed {
+            let c = self.cpus.entry(cpu).or_default();
+            if c.cfs.is_none() {
+                c.cfs = Some(SchedAvg {
+                    last_update_time: now,
+                    ..SchedAvg::default()
+                });
+                c.computed.from_zero = true;
+            }
+        }
+    }
+
+    /// What an unkeyed replay computed: the CPUs' cfs_rqs, then the tasks by pid.
+    pub fn computed(&self) -> Vec<computed::Computed> {
+        let cpus = self.cpus.iter().map(|(cpu, c)| computed::Computed {
+            entity: format!("cpu{cpu} /"),
+            task: false,
+            signal: c.computed.clone(),
+            kernel: None,
+        });
+        let mut tasks: Vec<_> = self.tasks.iter().collect();
+        tasks.sort_by_key(|(pid, _)| **pid);
+        let tasks = tasks.into_iter().map(|(pid, t)| computed::Computed {
+            entity: format!("pid {pid} {}", t.comm),
+            task: true,
+            signal: t.computed.clone(),
+            kernel: None,
+        });
+        cpus.chain(tasks).filter(|c| c.signal.updates > 0).collect()
     }
 
     /// v6.12's delayed dequeue is modelled ([`eevdf`]) on a kernel of `nr_cpus` online
@@ -891,18 +945,31 @@ impl InferReplay {
             return;
         };
         let t = self.tables;
+        self.unkeyed_cfs(cpu, now);
+        let (unkeyed, ue) = (self.unkeyed, self.profile.util_est);
         // An inferred instant can fall before the entity's last update (a wake-up's
         // clock is read before `sched_migrate_task` is written): nothing to add then; the
         // kernel's clock never goes back, so its phase must not be reset either.
         if let Some(pid) = pid {
             if let Some(task) = self.tasks.get_mut(&pid).filter(|t| !t.detached) {
                 let se = se_pelt(task);
+                if unkeyed && task.avg.is_none() && !task.forked {
+                    task.avg = Some(SchedAvg {
+                        last_update_time: now,
+                        util_est: UtilEst::new(ue),
+                        ..SchedAvg::default()
+                    });
+                    task.computed.from_zero = true;
+                }
                 if let (Some(avg), Some(_)) = (task.avg.as_mut(), task.weight) {
                     if now >= avg.last_update_time {
                         if task.trail.len() < MAX_TRAIL {
                             task.trail.push((now, *avg, se.on_rq, se.is_curr));
                         }
                         __update_load_avg_se(now, avg, &se, t);
+                        if unkeyed {
+                            task.computed.add(avg);
+                        }
                     }
                 }
             }
@@ -916,6 +983,9 @@ impl InferReplay {
             c.clock_read = Some(c.clock_read.map_or(ts, |r| r.max(ts)));
             if let Some(cfs) = c.cfs.as_mut().filter(|c| now >= c.last_update_time) {
                 update_cfs_rq_load_avg(now, cfs, &mut c.removed, w, n, curr, t);
+                if unkeyed {
+                    c.computed.add(cfs);
+                }
             }
         }
         if let Some(p) = &path {
@@ -1212,6 +1282,7 @@ impl InferReplay {
             pid,
             Task {
                 stats: task.stats,
+                computed: task.computed,
                 comm: task.comm,
                 cpu: u32::MAX,
                 ..Task::default()
@@ -1386,6 +1457,9 @@ impl InferReplay {
     /// post_init_entity_util_avg() on the cfs_rq of its first CPU (as that cfs_rq was at
     /// its last update) and is attached at the enqueue, after the cfs_rq's update.
     fn wake_up_new(&mut self, ts: u64, pid: i32, cpu: u32, weight: u64) {
+        if let Some(now) = self.clock(cpu, ts) {
+            self.unkeyed_cfs(cpu, now);
+        }
         let path = self.groups.path(pid);
         let Some(cfs) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
             .and_then(|(c, _)| *c)
@@ -1701,6 +1775,9 @@ impl InferReplay {
                 let clock = (mark.update_curr(s.prev_pid), mark.attach_clock(s.prev_pid));
                 self.switch(ts, cpu, s, clock)?;
                 self.resume_deferred(s.next_pid, cpu, ts);
+                if let Some(t) = self.tasks.get_mut(&s.next_pid).filter(|_| self.unkeyed) {
+                    t.computed.ran = true;
+                }
             }
             Event::Wakeup {
                 comm,
@@ -1735,6 +1812,7 @@ impl InferReplay {
                     let t = self.task(pid, comm);
                     t.cpu = target;
                     t.weight = weight;
+                    t.forked = true;
                     if let Some(w) = weight {
                         self.wake_up_new(ts, pid, target, w);
                     }

@@ -13,6 +13,7 @@
 //!
 //! One pass over the trace, memory bounded by the number of tasks and CPUs.
 
+pub mod computed;
 pub mod infer;
 pub mod probe;
 pub mod stats;
@@ -107,6 +108,9 @@ pub struct Report {
     pub events: u64,
     /// Frequency requests (what-if and kernel): per CPU (cpu, kernel mean perf, ours).
     pub perf: Vec<(u32, f64, f64)>,
+    /// A trace without the kernel's values: what the replay computed per entity (and,
+    /// for a what-if, under the traced kernel's profile too); empty otherwise.
+    pub computed: Vec<computed::Computed>,
 }
 
 /// The kernel version in a path component like `6.1.0-28` or `6.12.38` (the lab's
@@ -190,18 +194,45 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     } else {
         None
     };
-    let input = open(&args.trace)?;
     let groups = infer::shares_from_meta(&args.trace)?;
     let meta = infer::kernel_from_meta(&args.trace)?;
-    // The inferred replay reads the trace a second time a little ahead of itself.
-    let ahead = if args.infer {
-        Some(open(&args.trace)?)
-    } else {
-        None
-    };
-    replay_with(
-        input, &name, kernel, profile, what_if, args.infer, offset, &groups, meta, ahead,
-    )
+    let pass =
+        |profile: Profile, what_if: bool, offset: Option<infer::ClockOffsets>, unkeyed: bool| {
+            // The inferred replay reads the trace a second time a little ahead of itself.
+            let ahead = if args.infer || unkeyed {
+                Some(open(&args.trace)?)
+            } else {
+                None
+            };
+            let infer = args.infer || unkeyed;
+            let (input, kernel) = (open(&args.trace)?, kernel.clone());
+            let keys = Keys { offset, unkeyed };
+            replay_with(
+                input, &name, kernel, profile, what_if, infer, keys, &groups, meta, ahead,
+            )
+        };
+    let r = pass(profile, what_if, offset, false)?;
+    if r.totals().0 > 0 || r.mode != "inferred" {
+        return Ok(r);
+    }
+    // Nothing to compare with: the numbers the replay computes are the answer (under the
+    // traced kernel's profile beside a what-if one).
+    let mut r = pass(profile, what_if, None, true)?;
+    if what_if {
+        let k = pass(base, false, None, true)?;
+        r.computed = computed::pair(r.computed, k.computed);
+    }
+    Ok(r)
+}
+
+/// How the inferred replay finds the rq clock and the starting states.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keys {
+    /// The trace-clock → rq-clock offset (from [`infer::clock_offset`]; `None`: each
+    /// CPU's first answer-key record).
+    pub offset: Option<infer::ClockOffsets>,
+    /// The trace has no answer key ([`infer::InferReplay::set_unkeyed`]).
+    pub unkeyed: bool,
 }
 
 /// Replays a trace read from `input` (`name` for messages).
@@ -220,15 +251,14 @@ pub fn replay<R: Read>(
         profile,
         what_if,
         force_infer,
-        None,
+        Keys::default(),
         &Default::default(),
         infer::KernelMeta::default(),
         None,
     )
 }
 
-/// [`replay`] with the trace-clock → rq-clock offset of the inferred replay (from
-/// [`infer::clock_offset`]; `None`: each CPU's first answer-key record) and the task
+/// [`replay`] with the rq clock and starting states of the inferred replay ([`Keys`]) and the task
 /// groups' `cpu.weight` (from [`infer::shares_from_meta`]) and the guest's CPU count and HZ
 /// (from [`infer::kernel_from_meta`]; without them the header's `cpus=N` and
 /// [`DEFAULT_HZ`]), and a second reader of the same trace for the look-ahead (`ahead`).
@@ -240,14 +270,17 @@ pub fn replay_with<R: Read>(
     profile: Profile,
     what_if: bool,
     force_infer: bool,
-    clock_offset: Option<infer::ClockOffsets>,
+    keys: Keys,
     group_weights: &std::collections::BTreeMap<String, u64>,
     meta: infer::KernelMeta,
     ahead: Option<Box<dyn BufRead>>,
 ) -> anyhow::Result<Report> {
     let mut reader = ReportReader::new(BufReader::with_capacity(1 << 16, input), name);
     let mut pr = probe::ProbeReplay::new(profile, what_if, false);
-    let mut inf = infer::InferReplay::new(profile, clock_offset);
+    let mut inf = infer::InferReplay::new(profile, keys.offset);
+    if keys.unkeyed {
+        inf.set_unkeyed();
+    }
     inf.set_kernel(kernel.as_deref().and_then(major_minor));
     inf.set_group_weights(group_weights);
     if let Some(a) = ahead {
@@ -310,6 +343,11 @@ pub fn replay_with<R: Read>(
         }
     }
     let infer = force_infer || probe_calls == 0;
+    let computed = if keys.unkeyed {
+        inf.computed()
+    } else {
+        Vec::new()
+    };
     let (entities, perf) = if infer {
         inf.finish()
     } else {
@@ -330,6 +368,7 @@ pub fn replay_with<R: Read>(
         skipped,
         events,
         perf,
+        computed,
     })
 }
 
@@ -344,16 +383,23 @@ impl Report {
     /// Issue 12's JSON: `{"trace", "kernel", "entities", "totals": {"updates", "exact"}}`.
     pub fn to_json(&self) -> serde_json::Value {
         let (updates, exact) = self.totals();
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "trace": self.trace,
             "kernel": self.kernel,
             "entities": self.entities.iter().map(|e| e.to_json()).collect::<Vec<_>>(),
             "totals": {"updates": updates, "exact": exact},
-        })
+        });
+        if !self.computed.is_empty() {
+            v["computed"] = self.computed.iter().map(|c| c.to_json()).collect();
+        }
+        v
     }
 
     /// The table for people.
     pub fn render(&self) -> String {
+        if !self.computed.is_empty() {
+            return self.render_computed();
+        }
         use std::fmt::Write;
         let mut s = String::new();
         let _ = writeln!(
@@ -436,6 +482,75 @@ impl Report {
                 self.profile
             );
         }
+        self.render_skipped(&mut s);
+        s
+    }
+
+    /// The table of a trace without the kernel's values: what the replay computed.
+    fn render_computed(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "replay {} (kernel {}, profile {}, inferred update points, {} events): the trace has no kernel values to compare with (no probe records, no LISA sched_pelt_* events), so these are the replay's own; `*` = state before the trace taken as zero",
+            self.trace,
+            self.kernel.as_deref().unwrap_or("unknown"),
+            self.profile,
+            self.events
+        );
+        let w = self
+            .computed
+            .iter()
+            .map(|c| c.entity.len() + 1)
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let what_if = self.computed.iter().any(|c| c.kernel.is_some());
+        let _ = write!(
+            s,
+            "{:w$}  {:>8} {:>9} {:>8}  end util/load/runnable/util_est",
+            "entity", "updates", "util mean", "util max"
+        );
+        if what_if {
+            let _ = write!(s, "   traced kernel's profile: util mean / max / end");
+        }
+        s.push('\n');
+        for c in &self.computed {
+            let g = &c.signal;
+            let ue = if c.task {
+                schedmath::util_est::_task_util_est(&g.end).to_string()
+            } else {
+                "-".to_string()
+            };
+            let name = format!("{}{}", c.entity, if g.from_zero { "*" } else { "" });
+            let end = format!(
+                "{}/{}/{}/{ue}",
+                g.end.util_avg, g.end.load_avg, g.end.runnable_avg
+            );
+            let mut line = format!(
+                "{name:w$}  {:>8} {:>9.1} {:>8}  {end:<32}",
+                g.updates,
+                g.util_mean(),
+                g.util_max
+            );
+            if let Some(k) = &c.kernel {
+                let _ = write!(
+                    line,
+                    "   {:.1} / {} / {}",
+                    k.util_mean(),
+                    k.util_max,
+                    k.end.util_avg
+                );
+            }
+            let _ = writeln!(s, "{}", line.trim_end());
+        }
+        self.render_skipped(&mut s);
+        s
+    }
+
+    /// One line per skip reason: its count and first location.
+    fn render_skipped(&self, s: &mut String) {
+        use std::fmt::Write;
         for (reason, n, first) in &self.skipped {
             let at = first
                 .as_ref()
@@ -443,6 +558,5 @@ impl Report {
                 .unwrap_or_default();
             let _ = writeln!(s, "skipped {n} × {}{at}", reason.name());
         }
-        s
     }
 }
