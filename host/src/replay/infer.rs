@@ -227,6 +227,13 @@ struct Cpu {
     /// The running task's last update_curr() clock as its `runtime=` chains it from
     /// [`Cpu::exec`]: (pid, rq clock).
     chained: Option<(i32, u64)>,
+    /// v6.12: a tick asked for a reschedule (resched_curr() in update_deadline()), at this
+    /// trace time. Its `__schedule()` runs when the task next leaves the kernel, which can
+    /// be well after the tick (6.12 `periodic-100ms`, `p90` at 19.2440 s: 0.5 ms): when the
+    /// CPU's next event is the running task's `sched_stat_runtime`, that is the
+    /// pick_task_fair() of a `__schedule()` that kept the task, and its picks finish the
+    /// delayed dequeues they meet on that clock; any other event first: on the tick's.
+    resched: Option<u64>,
 }
 
 /// The inferred replay's state.
@@ -1143,12 +1150,37 @@ impl InferReplay {
         }
     }
 
-    /// v6.12: a tick's update_curr() on the EEVDF model; a reschedule's picks can finish
-    /// delayed dequeues even when curr keeps running.
+    /// v6.12: a tick's update_curr() on the EEVDF model; when it asks for a reschedule,
+    /// the picks wait for the `__schedule()` that follows ([`Cpu::resched`]).
     fn tick_eevdf(&mut self, cpu: u32, ts: u64) {
         if let Some(e) = self.eevdf.as_mut() {
-            let picked = e.tick(cpu, ts);
-            self.finish_delayed(cpu, ts, picked);
+            if e.tick_resched(cpu, ts) {
+                self.cpus.entry(cpu).or_default().resched = Some(ts);
+            }
+        }
+    }
+
+    /// The picks of the tick's reschedule on `cpu` ([`Cpu::resched`]) at trace time `ts`.
+    fn resched_picks(&mut self, cpu: u32, ts: u64) {
+        let picked = self.eevdf.as_mut().map(|e| e.picks(cpu, ts));
+        self.finish_delayed(cpu, ts, picked.unwrap_or_default());
+    }
+
+    /// A tick's reschedule whose `__schedule()` wrote no `sched_stat_runtime` before this
+    /// event of its CPU: its picks on the tick's clock.
+    fn resched_before(&mut self, cpu: u32, ev: &Event<'_>) {
+        let Some(c) = self.cpus.get_mut(&cpu) else {
+            return;
+        };
+        let curr = c.curr;
+        match *ev {
+            Event::PeltCall(_) | Event::HrtimerExit => return,
+            Event::StatRuntime { pid, .. } if Some(pid) == curr => return,
+            ref e if is_answer_key(e) => return,
+            _ => {}
+        }
+        if let Some(at) = c.resched.take() {
+            self.resched_picks(cpu, at);
         }
     }
 
@@ -1675,6 +1707,7 @@ impl InferReplay {
             };
             self.run_deferred(c, false, preempted);
         }
+        self.resched_before(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
@@ -1845,6 +1878,10 @@ impl InferReplay {
                     let ts = self.at(ClockPoint::TickRuntime, ts);
                     self.update(Some(pid), cpu, ts);
                     self.tick_eevdf(cpu, ts);
+                } else if c.curr == Some(pid) && c.resched.take().is_some() {
+                    // The tick's __schedule() kept the task: its picks on this clock.
+                    let ts = self.at(ClockPoint::PutPrev, ts);
+                    self.resched_picks(cpu, ts);
                 }
             }
             Event::Exit { pid, .. } => {
