@@ -2574,6 +2574,42 @@ mod tests {
         assert_eq!((t.on_rq, t.delayed, t.detached), (false, false, false));
     }
 
+    /// v6.12: a tick's reschedule picks in the `__schedule()` that follows: at the running
+    /// task's next `sched_stat_runtime` when that is its CPU's next event (6.12
+    /// `periodic-100ms`, 19.2440 s), else (another event of that CPU first) on the tick's
+    /// clock; the tick's own exit and other CPUs' events leave it pending.
+    #[test]
+    fn a_tick_reschedule_picks_in_its_schedule() {
+        let mut r = on_cpus(&[0, 1]);
+        r.set_kernel(Some((6, 12)));
+        r.set_eevdf(2, 250);
+        r.current(0, 7, "a");
+        r.current(1, 8, "b");
+        let rt = |pid| Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        };
+        let waking = Event::Wakeup {
+            comm: "c",
+            pid: 9,
+            prio: Some(120),
+            target_cpu: Some(0),
+            waking: true,
+            new: false,
+        };
+        r.cpus.get_mut(&0).unwrap().resched = Some(100);
+        for (ts, cpu, ev) in [(150, 0, Event::HrtimerExit), (160, 1, rt(8))] {
+            r.event(ts, cpu, &ev).unwrap();
+            assert_eq!(r.cpus[&0].resched, Some(100));
+        }
+        r.event(200, 0, &rt(7)).unwrap();
+        assert_eq!(r.cpus[&0].resched, None);
+        r.cpus.get_mut(&0).unwrap().resched = Some(300);
+        r.event(400, 0, &waking).unwrap();
+        assert_eq!(r.cpus[&0].resched, None);
+    }
+
     /// v6.12: a wake-up run from the target's wake list (`sched_wakeup` written on another
     /// CPU than its `sched_waking`) was not of a delayed task (ttwu_runnable() requeues
     /// those from the waker's CPU): a delay the model kept ends there.
