@@ -1140,6 +1140,38 @@ impl InferReplay {
         }
     }
 
+    /// sched_exec() (kernel/sched/core.c): an exec()ing task's select_task_rq() with
+    /// WF_EXEC takes the slow path (sched_balance_find_dst_cpu() / find_idlest_cpu()),
+    /// which syncs the running task's averages to its cfs_rq's last update as if it had
+    /// been blocked since its own (sync_entity_load_avg(): no clock read, no running
+    /// time). The trace shows it only when the exec moves the task: it wakes its CPU's
+    /// stopper (stop_one_cpu(migration_cpu_stop)), and it is switched out with a new comm
+    /// afterwards (6.12 `periodic-50pct-16ms`, `sh` → `cat` at 16.9332 s: its 0.7 ms of
+    /// running since its last update were lost, util 347 → 333). A stopper woken for a
+    /// sched_setaffinity() (affine_move_task()) keeps the comm and syncs nothing.
+    fn exec_sync(&mut self, ts: u64, cpu: u32) {
+        let t = self.tables;
+        let Some(pid) = self.cpus.get(&cpu).and_then(|c| c.curr).filter(|&p| p != 0) else {
+            return;
+        };
+        let known = self.tasks.get(&pid).is_some_and(|t| t.avg.is_some());
+        if !known || !self.execs(ts, pid) {
+            return;
+        }
+        let path = self.groups.path(pid);
+        let Some(task) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        let w = scale_load(task.weight_or_nice0());
+        let Some((cfs, _)) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
+        else {
+            return;
+        };
+        if let (Some(se), Some(cfs)) = (task.avg.as_mut(), *cfs) {
+            __update_load_avg_blocked_se(cfs.last_update_time, se, w, t);
+        }
+    }
+
     /// A delayed task leaves its cfs_rq for good (dequeue_entities() with
     /// DEQUEUE_DELAYED): its last update with load still counted, then off the runqueue.
     fn leave_delayed(&mut self, pid: i32, cpu: u32, ts: u64) {
@@ -1800,9 +1832,14 @@ impl InferReplay {
             Event::Wakeup {
                 comm,
                 pid,
+                target_cpu,
                 waking: true,
                 ..
             } => {
+                // The CPU's stopper (kernel/stop_machine.c names it `migration/N`).
+                if comm.starts_with("migration/") && target_cpu.is_none_or(|t| t == cpu) {
+                    self.exec_sync(ts, cpu);
+                }
                 let ts = self.at(ClockPoint::Waking, ts);
                 self.task(pid, comm).waking = Some((ts, cpu));
             }
