@@ -1909,6 +1909,24 @@ impl InferReplay {
                 if self.cpus.get(&cpu).and_then(|c| c.curr) != Some(pid) {
                     self.note_remote_update_curr(ts, cpu, pid);
                 }
+                // An exiting task's sched_move_task() still to come: its dequeue_entity()
+                // calls update_curr() right before its update, on the clock the move read
+                // after `sched_process_exit` (6.1 `wakeup-storm`, `storm` at 14.3208 s:
+                // 8 µs after it).
+                let mut at = self.at(ClockPoint::Dequeue, ts);
+                // Its `runtime=` chained from the last update_curr() places the clock read
+                // (6.12 `periodic-5pct-16ms`, `p5` at 19.9946 s: written 0.1 ms after it).
+                let chained = self.cpus.get(&cpu).and_then(|c| c.chained);
+                if let (Some((p, ch)), Some(now)) = (chained, self.clock(cpu, at)) {
+                    if p == pid && ch < now {
+                        at = at.saturating_sub(now - ch);
+                    }
+                }
+                if let Some(c) = self.cpus.get_mut(&cpu).filter(|c| c.curr == Some(pid)) {
+                    for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
+                        d.ts = d.ts.max(at);
+                    }
+                }
                 let c = self.cpus.entry(cpu).or_default();
                 if c.curr == Some(pid) && c.tick.take().is_some() {
                     self.ticks_waiting = self.ticks_waiting.saturating_sub(1);
