@@ -235,6 +235,13 @@ struct Cpu {
     chained: Option<(i32, u64)>,
     /// Without an answer key: what the replay computed ([`computed`]).
     computed: computed::Signal,
+    /// v6.12: a tick asked for a reschedule (resched_curr() in update_deadline()), at this
+    /// trace time. Its `__schedule()` runs when the task next leaves the kernel, which can
+    /// be well after the tick (6.12 `periodic-100ms`, `p90` at 19.2440 s: 0.5 ms): when the
+    /// CPU's next event is the running task's `sched_stat_runtime`, that is the
+    /// pick_task_fair() of a `__schedule()` that kept the task, and its picks finish the
+    /// delayed dequeues they meet on that clock; any other event first: on the tick's.
+    resched: Option<u64>,
 }
 
 /// The inferred replay's state.
@@ -1203,6 +1210,38 @@ impl InferReplay {
         }
     }
 
+    /// sched_exec() (kernel/sched/core.c): an exec()ing task's select_task_rq() with
+    /// WF_EXEC takes the slow path (sched_balance_find_dst_cpu() / find_idlest_cpu()),
+    /// which syncs the running task's averages to its cfs_rq's last update as if it had
+    /// been blocked since its own (sync_entity_load_avg(): no clock read, no running
+    /// time). The trace shows it only when the exec moves the task: it wakes its CPU's
+    /// stopper (stop_one_cpu(migration_cpu_stop)), and it is switched out with a new comm
+    /// afterwards (6.12 `periodic-50pct-16ms`, `sh` → `cat` at 16.9332 s: its 0.7 ms of
+    /// running since its last update were lost, util 347 → 333). A stopper woken for a
+    /// sched_setaffinity() (affine_move_task()) keeps the comm and syncs nothing.
+    fn exec_sync(&mut self, ts: u64, cpu: u32) {
+        let t = self.tables;
+        let Some(pid) = self.cpus.get(&cpu).and_then(|c| c.curr).filter(|&p| p != 0) else {
+            return;
+        };
+        let known = self.tasks.get(&pid).is_some_and(|t| t.avg.is_some());
+        if !known || !self.execs(ts, pid) {
+            return;
+        }
+        let path = self.groups.path(pid);
+        let Some(task) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        let w = scale_load(task.weight_or_nice0());
+        let Some((cfs, _)) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
+        else {
+            return;
+        };
+        if let (Some(se), Some(cfs)) = (task.avg.as_mut(), *cfs) {
+            __update_load_avg_blocked_se(cfs.last_update_time, se, w, t);
+        }
+    }
+
     /// A delayed task leaves its cfs_rq for good (dequeue_entities() with
     /// DEQUEUE_DELAYED): its last update with load still counted, then off the runqueue.
     fn leave_delayed(&mut self, pid: i32, cpu: u32, ts: u64) {
@@ -1213,12 +1252,37 @@ impl InferReplay {
         }
     }
 
-    /// v6.12: a tick's update_curr() on the EEVDF model; a reschedule's picks can finish
-    /// delayed dequeues even when curr keeps running.
+    /// v6.12: a tick's update_curr() on the EEVDF model; when it asks for a reschedule,
+    /// the picks wait for the `__schedule()` that follows ([`Cpu::resched`]).
     fn tick_eevdf(&mut self, cpu: u32, ts: u64) {
         if let Some(e) = self.eevdf.as_mut() {
-            let picked = e.tick(cpu, ts);
-            self.finish_delayed(cpu, ts, picked);
+            if e.tick_resched(cpu, ts) {
+                self.cpus.entry(cpu).or_default().resched = Some(ts);
+            }
+        }
+    }
+
+    /// The picks of the tick's reschedule on `cpu` ([`Cpu::resched`]) at trace time `ts`.
+    fn resched_picks(&mut self, cpu: u32, ts: u64) {
+        let picked = self.eevdf.as_mut().map(|e| e.picks(cpu, ts));
+        self.finish_delayed(cpu, ts, picked.unwrap_or_default());
+    }
+
+    /// A tick's reschedule whose `__schedule()` wrote no `sched_stat_runtime` before this
+    /// event of its CPU: its picks on the tick's clock.
+    fn resched_before(&mut self, cpu: u32, ev: &Event<'_>) {
+        let Some(c) = self.cpus.get_mut(&cpu) else {
+            return;
+        };
+        let curr = c.curr;
+        match *ev {
+            Event::PeltCall(_) | Event::HrtimerExit => return,
+            Event::StatRuntime { pid, .. } if Some(pid) == curr => return,
+            ref e if is_answer_key(e) => return,
+            _ => {}
+        }
+        if let Some(at) = c.resched.take() {
+            self.resched_picks(cpu, at);
         }
     }
 
@@ -1749,6 +1813,7 @@ impl InferReplay {
             };
             self.run_deferred(c, false, preempted);
         }
+        self.resched_before(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
@@ -1845,9 +1910,14 @@ impl InferReplay {
             Event::Wakeup {
                 comm,
                 pid,
+                target_cpu,
                 waking: true,
                 ..
             } => {
+                // The CPU's stopper (kernel/stop_machine.c names it `migration/N`).
+                if comm.starts_with("migration/") && target_cpu.is_none_or(|t| t == cpu) {
+                    self.exec_sync(ts, cpu);
+                }
                 let ts = self.at(ClockPoint::Waking, ts);
                 self.task(pid, comm).waking = Some((ts, cpu));
             }
@@ -1917,12 +1987,34 @@ impl InferReplay {
                 if self.cpus.get(&cpu).and_then(|c| c.curr) != Some(pid) {
                     self.note_remote_update_curr(ts, cpu, pid);
                 }
+                // An exiting task's sched_move_task() still to come: its dequeue_entity()
+                // calls update_curr() right before its update, on the clock the move read
+                // after `sched_process_exit` (6.1 `wakeup-storm`, `storm` at 14.3208 s:
+                // 8 µs after it).
+                let mut at = self.at(ClockPoint::Dequeue, ts);
+                // Its `runtime=` chained from the last update_curr() places the clock read
+                // (6.12 `periodic-5pct-16ms`, `p5` at 19.9946 s: written 0.1 ms after it).
+                let chained = self.cpus.get(&cpu).and_then(|c| c.chained);
+                if let (Some((p, ch)), Some(now)) = (chained, self.clock(cpu, at)) {
+                    if p == pid && ch < now {
+                        at = at.saturating_sub(now - ch);
+                    }
+                }
+                if let Some(c) = self.cpus.get_mut(&cpu).filter(|c| c.curr == Some(pid)) {
+                    for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
+                        d.ts = d.ts.max(at);
+                    }
+                }
                 let c = self.cpus.entry(cpu).or_default();
                 if c.curr == Some(pid) && c.tick.take().is_some() {
                     self.ticks_waiting = self.ticks_waiting.saturating_sub(1);
                     let ts = self.at(ClockPoint::TickRuntime, ts);
                     self.update(Some(pid), cpu, ts);
                     self.tick_eevdf(cpu, ts);
+                } else if c.curr == Some(pid) && c.resched.take().is_some() {
+                    // The tick's __schedule() kept the task: its picks on this clock.
+                    let ts = self.at(ClockPoint::PutPrev, ts);
+                    self.resched_picks(cpu, ts);
                 }
             }
             Event::Exit { pid, .. } => {
@@ -2614,6 +2706,42 @@ mod tests {
         r.event(2_000, 0, &sleep(172, "storm")).unwrap();
         let t = &r.tasks[&170];
         assert_eq!((t.on_rq, t.delayed, t.detached), (false, false, false));
+    }
+
+    /// v6.12: a tick's reschedule picks in the `__schedule()` that follows: at the running
+    /// task's next `sched_stat_runtime` when that is its CPU's next event (6.12
+    /// `periodic-100ms`, 19.2440 s), else (another event of that CPU first) on the tick's
+    /// clock; the tick's own exit and other CPUs' events leave it pending.
+    #[test]
+    fn a_tick_reschedule_picks_in_its_schedule() {
+        let mut r = on_cpus(&[0, 1]);
+        r.set_kernel(Some((6, 12)));
+        r.set_eevdf(2, 250);
+        r.current(0, 7, "a");
+        r.current(1, 8, "b");
+        let rt = |pid| Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        };
+        let waking = Event::Wakeup {
+            comm: "c",
+            pid: 9,
+            prio: Some(120),
+            target_cpu: Some(0),
+            waking: true,
+            new: false,
+        };
+        r.cpus.get_mut(&0).unwrap().resched = Some(100);
+        for (ts, cpu, ev) in [(150, 0, Event::HrtimerExit), (160, 1, rt(8))] {
+            r.event(ts, cpu, &ev).unwrap();
+            assert_eq!(r.cpus[&0].resched, Some(100));
+        }
+        r.event(200, 0, &rt(7)).unwrap();
+        assert_eq!(r.cpus[&0].resched, None);
+        r.cpus.get_mut(&0).unwrap().resched = Some(300);
+        r.event(400, 0, &waking).unwrap();
+        assert_eq!(r.cpus[&0].resched, None);
     }
 
     /// v6.12: a wake-up run from the target's wake list (`sched_wakeup` written on another

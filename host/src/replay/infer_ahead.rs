@@ -31,8 +31,17 @@ pub enum Next {
     Other,
 }
 
-/// One event ahead: (line, stamp, CPU that wrote it, what).
-type Ahead = (u64, u64, u32, Next);
+/// One event ahead: (line, stamp, CPU that wrote it, what, for a `sched_switch` the pid
+/// it switches out and a hash of the comm it prints).
+type Ahead = (u64, u64, u32, Next, Option<(i32, u64)>);
+
+/// A comm's hash: the look-ahead keeps no strings.
+fn comm_hash(comm: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    comm.hash(&mut h);
+    h.finish()
+}
 
 /// The second reader and the events it read past the replay's place.
 pub struct Lookahead {
@@ -72,6 +81,26 @@ impl Lookahead {
         }
     }
 
+    /// Whether `pid`, switched out next (after line `line`, at `ts`) with some comm, is
+    /// switched out later within [`WINDOW_NS`] with another: it called exec() in between
+    /// (begin_new_exec() sets the new comm).
+    pub fn renamed(&mut self, line: u64, ts: u64, pid: i32) -> bool {
+        while self.queue.front().is_some_and(|a| a.0 <= line) {
+            self.queue.pop_front();
+        }
+        let horizon = ts.saturating_add(WINDOW_NS);
+        while !self.end && self.read_to <= horizon {
+            self.read_one(line);
+        }
+        let mut outs = self
+            .queue
+            .iter()
+            .filter(|a| a.1 <= horizon)
+            .filter_map(|a| a.4.filter(|&(p, _)| p == pid).map(|(_, h)| h));
+        let first = outs.next();
+        first.is_some_and(|f| outs.any(|h| h != f))
+    }
+
     /// Reads one record; a read error ends the look-ahead (the replay's reader reports it).
     fn read_one(&mut self, line: u64) {
         let rec = match self.reader.next_record() {
@@ -85,7 +114,12 @@ impl Lookahead {
         if rec.line <= line {
             return;
         }
-        let next = match Event::parse(&rec) {
+        let ev = Event::parse(&rec);
+        let out = match ev {
+            Ok(Event::Switch(ref s)) => Some((s.prev_pid, comm_hash(s.prev_comm))),
+            _ => None,
+        };
+        let next = match ev {
             Ok(Event::Switch(s)) if !s.prev_runnable() && s.next_pid == 0 => {
                 Next::SleepToIdle(s.prev_pid)
             }
@@ -94,7 +128,8 @@ impl Lookahead {
             Ok(ref e) if is_answer_key(e) => return,
             Ok(_) => Next::Other,
         };
-        self.queue.push_back((rec.line, rec.ts_ns, rec.cpu, next));
+        self.queue
+            .push_back((rec.line, rec.ts_ns, rec.cpu, next, out));
     }
 }
 
@@ -131,6 +166,25 @@ cpus=2
             a.next_on(1, 15_376_000_000, 0).map(|n| n.1),
             Some(Next::Other)
         );
+    }
+
+    /// An exec() between two switch-outs: the second prints the new comm (6.12
+    /// `periodic-50pct-16ms`, `sh` → `cat`, pid 171); a task that keeps its comm, or
+    /// whose second switch-out is past the window, did not.
+    #[test]
+    fn a_new_comm_at_a_later_switch_out_is_an_exec() {
+        const EXEC: &str = "\
+cpus=2
+             cat-171   [001]    16.933206588: sched_waking:         comm=migration/1 pid=26 prio=0 target_cpu=001
+             cat-171   [001]    16.933242820: sched_switch:         sh:171 [120] R ==> migration/1:26 [0]
+             hog-172   [000]    16.933300000: sched_switch:         hog:172 [120] R ==> sh:171 [120]
+             cat-171   [000]    16.936000000: sched_switch:         cat:171 [120] S ==> hog:172 [120]
+             hog-172   [000]    16.950000000: sched_switch:         hog2:172 [120] S ==> swapper/0:0 [120]
+";
+        let mut a = Lookahead::new(Box::new(EXEC.as_bytes()), "t");
+        assert!(a.renamed(1, 16_933_206_588, 171));
+        assert!(!a.renamed(1, 16_933_206_588, 172));
+        assert!(!a.renamed(2, 16_933_242_820, 26));
     }
 
     /// Nothing past the window or the end of the trace.

@@ -388,16 +388,22 @@ impl Eevdf {
         (delayed, picked)
     }
 
-    /// A tick on `cpu` at trace time `now` (entity_tick(): update_curr()); when it asks
-    /// for a reschedule the picks that follow finish the delayed dequeues they meet, even
-    /// if curr then keeps running (no `sched_switch`). Returns those tasks.
-    pub fn tick(&mut self, cpu: u32, now: u64) -> Vec<i32> {
+    /// A tick's update_curr() on `cpu` at trace time `now` (entity_tick()): true when it
+    /// asks for a reschedule, whose picks ([`Self::picks`]) the caller runs in the
+    /// `__schedule()` that follows.
+    pub fn tick_resched(&mut self, cpu: u32, now: u64) -> bool {
         self.enqueue_incoming(cpu, now);
-        if self.advance(cpu, now) {
-            self.pick_delayed(cpu)
-        } else {
-            Vec::new()
-        }
+        self.advance(cpu, now)
+    }
+
+    /// The picks of a `__schedule()` at trace time `now` that keeps curr running (no
+    /// `sched_switch`): pick_task_fair()'s update_curr(), then the delayed tasks
+    /// pick_next_entity() dequeues on the way (they finish their delayed dequeue even
+    /// though curr keeps running). Returns their pids.
+    pub fn picks(&mut self, cpu: u32, now: u64) -> Vec<i32> {
+        self.enqueue_incoming(cpu, now);
+        self.advance(cpu, now);
+        self.pick_delayed(cpu)
     }
 
     /// pick_next_entity() until it picks a task that is not delayed: each delayed pick is

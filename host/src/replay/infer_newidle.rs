@@ -169,6 +169,16 @@ impl InferReplay {
         }
     }
 
+    /// Whether the look-ahead shows `pid` calling exec() (a new comm at a later switch-out
+    /// within its window).
+    pub(super) fn execs(&mut self, ts: u64, pid: i32) -> bool {
+        let line = self.newidle.line;
+        self.newidle
+            .ahead
+            .as_mut()
+            .is_some_and(|a| a.renamed(line, ts, pid))
+    }
+
     /// `pid`'s `sched_stat_runtime` on `cpu` at `ts`: its dequeue's, if the CPU writes
     /// its switch to idle next (6.1; with the probe records, whose order it follows).
     fn arm(&mut self, ts: u64, cpu: u32, pid: i32) {
