@@ -1005,7 +1005,11 @@ impl InferReplay {
         }
         self.groups.reweight = true;
         let (decision, picked) = self.schedule_eevdf(cpu, ts, s, sleeping);
-        if let (Some(p), 0, true) = (prev, s.next_pid, sleeping) {
+        let newidle = match (prev, s.next_pid, sleeping) {
+            (Some(p), 0, true) => Some(p),
+            _ => None,
+        };
+        if let Some(p) = newidle.filter(|_| self.eevdf.is_none()) {
             self.newidle_balance(cpu, p, ts, stamp);
         }
         let before = self.util_est_before_dequeue;
@@ -1031,6 +1035,11 @@ impl InferReplay {
             }
         }
         self.finish_delayed(cpu, ts, picked);
+        // v6.12: pick_next_task_fair() goes idle only once its picks dequeued every
+        // delayed entity, so sched_balance_newidle() runs after them.
+        if let Some(p) = newidle.filter(|_| self.eevdf.is_some()) {
+            self.newidle_balance(cpu, p, ts, stamp);
+        }
         let clock = self.clock(cpu, pick);
         let idle_clock = clock.filter(|_| s.next_pid == 0);
         let c = self.cpus.entry(cpu).or_default();

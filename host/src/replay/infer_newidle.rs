@@ -25,12 +25,13 @@
 //! its update_load_avg() records) and the walk after that, step by step with the kernel's
 //! records ([`super::softirq`]); without a look-ahead both wait for the switch.
 //!
-//! Run on 6.1 only. On 6.12 `nr_running` counts delayed tasks, and the replay's queued
-//! set there follows the delayed-dequeue model ([`super::eevdf`]): on 6.12 `wakeup-storm`
-//! rt-app's main thread, kept queued on cpu0 after a newly-idle pull of it while delayed
-//! (README "What remains" (7)), keeps the flag set and the model invents 2 180 walks
-//! (27 predicted, 0 missed); the root cfs_rqs went 0.55 → 9.91 mean there, 2.46 → 4.30
-//! on `cgroup-weight`, 0.43 → 0.83 on `mixed-sleep-timer`.
+//! On 6.12 `nr_running` counts delayed tasks, but a CPU goes idle only once
+//! pick_next_task_fair()'s picks dequeued every delayed entity of its cfs_rq (each picked
+//! one leaves with DEQUEUE_DELAYED), so sched_balance_newidle() comes after those picks:
+//! the replay runs it after those (`finish_delayed()`), at the switch (the look-ahead
+//! is 6.1's: on 6.12 the picks' records come between the dequeue's and the walk's).
+//! Earlier, run before those picks, the model's delayed tasks kept the flag set: on 6.12
+//! `wakeup-storm` it invented 2 180 walks (root cfs_rqs 0.55 → 9.91 mean then).
 //! `SCHEDMATH_REPLAY_EXPLAIN=newidle` prints each switch to idle with the model's decision
 //! and the answer key's (a second clock read of the CPU's cfs_rqs between the dequeue and
 //! the switch), then the counts.
@@ -272,9 +273,7 @@ impl InferReplay {
                 key.is_some()
             );
         }
-        // Not on 6.12 (see the module's comment): its queued set is the delayed-dequeue
-        // model's, whose errors keep the flag set.
-        if !ours || self.eevdf.is_some() || early.is_some() {
+        if !ours || early.is_some() {
             return;
         }
         let at = self.at(ClockPoint::Newidle, ts).max(dequeue);
