@@ -139,6 +139,9 @@ fn prio_weight(prio: Option<i32>) -> Option<u64> {
 #[derive(Default)]
 struct Task {
     comm: String,
+    /// Its comm as the events' own fields last named it (the report's line prefix gives
+    /// the comm the task had at the end of the capture: after an exec, the new one).
+    named: String,
     cpu: u32,
     on_rq: bool,
     running: bool,
@@ -232,6 +235,8 @@ struct Cpu {
 /// The inferred replay's state.
 pub struct InferReplay {
     profile: Profile,
+    /// The current record's line-prefix comm (its task's comm at the capture's end).
+    record_comm: String,
     tables: &'static PeltTables,
     ue_cpu: UtilEstCpu,
     tasks: HashMap<i32, Task>,
@@ -795,6 +800,7 @@ impl InferReplay {
     pub fn new(profile: Profile, offsets: Option<ClockOffsets>) -> Self {
         InferReplay {
             offsets,
+            record_comm: String::new(),
             profile,
             tables: PeltTables::of(profile.halflife),
             ue_cpu: UtilEstCpu::default(),
@@ -1607,6 +1613,8 @@ impl InferReplay {
     /// the first `sched_switch` on a CPU, the only sign of what ran there when the trace
     /// started.
     pub fn current(&mut self, cpu: u32, pid: i32, comm: &str) {
+        self.record_comm.clear();
+        self.record_comm.push_str(comm);
         let c = self.cpus.entry(cpu).or_default();
         if c.curr.is_some() {
             return;
@@ -1684,11 +1692,76 @@ impl InferReplay {
             };
             self.run_deferred(c, false, preempted);
         }
+        self.follow_names(ev);
+        if let Event::Wakeup {
+            comm,
+            waking: true,
+            target_cpu: Some(target),
+            ..
+        } = *ev
+        {
+            if target == cpu && comm.starts_with("migration/") {
+                self.exec_sync(cpu);
+            }
+        }
         let r = self.event_inner(ts, cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
         r
+    }
+
+    /// The comms the events' fields give their tasks ([`Task::named`]).
+    fn follow_names(&mut self, ev: &Event<'_>) {
+        let mut name = |pid: i32, comm: &str| {
+            if let Some(t) = self.tasks.get_mut(&pid).filter(|t| t.named != comm) {
+                t.named.clear();
+                t.named.push_str(comm);
+            }
+        };
+        match *ev {
+            Event::Switch(ref s) => {
+                name(s.prev_pid, s.prev_comm);
+                name(s.next_pid, s.next_comm);
+            }
+            Event::Wakeup { comm, pid, .. }
+            | Event::Migrate { comm, pid, .. }
+            | Event::Exit { comm, pid } => name(pid, comm),
+            _ => {}
+        }
+    }
+
+    /// The running task of `cpu` wakes its CPU's stopper: sched_exec() (core.c) after
+    /// select_task_rq_fair() with WF_EXEC chose another CPU, or an affinity change
+    /// (affine_move_task()). An exec's find_idlest_cpu() (fair.c) ran
+    /// sync_entity_load_avg() on the task first: a blocked update to its cfs_rq's last
+    /// update, so its running since its own last update is not counted. An exec is told
+    /// by the task's comm: its fields still give the old one, the report's line prefix
+    /// the one it takes at the exec (6.12 `periodic-50pct-16ms`, `sh` → `cat` at
+    /// 16.9332 s); an affinity change leaves the comm alone.
+    fn exec_sync(&mut self, cpu: u32) {
+        let t = self.tables;
+        let Some(pid) = self.cpus.get(&cpu).and_then(|c| c.curr).filter(|&p| p != 0) else {
+            return;
+        };
+        let path = self.groups.path(pid);
+        let Some(task) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        if task.named.is_empty() || task.named == self.record_comm || task.cpu != cpu {
+            return;
+        }
+        let w = scale_load(task.weight_or_nice0());
+        let Some((cfs, _)) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
+        else {
+            return;
+        };
+        let (Some(se), Some(cfs)) = (task.avg.as_mut(), *cfs) else {
+            return;
+        };
+        if cfs.last_update_time > se.last_update_time {
+            __update_load_avg_blocked_se(cfs.last_update_time, se, w, t);
+        }
     }
 
     fn event_inner(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
