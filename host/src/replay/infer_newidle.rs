@@ -28,8 +28,10 @@
 //! On 6.12 `nr_running` counts delayed tasks, but a CPU goes idle only once
 //! pick_next_task_fair()'s picks dequeued every delayed entity of its cfs_rq (each picked
 //! one leaves with DEQUEUE_DELAYED), so sched_balance_newidle() comes after those picks:
-//! the replay runs it after those (`finish_delayed()`), at the switch (the look-ahead
-//! is 6.1's: on 6.12 the picks' records come between the dequeue's and the walk's).
+//! the replay runs it after those (`finish_delayed()`), at the switch. The look-ahead
+//! runs it early on 6.12 only for a sleeper alone on its CPU (never delayed then: the
+//! average is its own vruntime); otherwise the picks' records come between the dequeue's
+//! and the walk's (with the look-ahead for every sleeper, root cfs_rqs 4.31 → 7.61 sum).
 //! Earlier, run before those picks, the model's delayed tasks kept the flag set: on 6.12
 //! `wakeup-storm` it invented 2 180 walks (root cfs_rqs 0.55 → 9.91 mean then).
 //! `SCHEDMATH_REPLAY_EXPLAIN=newidle` prints each switch to idle with the model's decision
@@ -127,6 +129,16 @@ impl InferReplay {
         self.cpus.keys().any(|&c| self.nr_running(c) > 1)
     }
 
+    /// v6.12: whether a task other than `pid` is queued on `cpu` (a delayed one too): the
+    /// picks before the CPU goes idle would dequeue it (DEQUEUE_DELAYED), their records
+    /// between the sleeper's and the walk's. A sleeper alone on its cfs_rq is eligible
+    /// (the average is its own vruntime), so its sleep is not delayed.
+    fn shares_cpu(&self, cpu: u32, pid: i32) -> bool {
+        self.tasks
+            .iter()
+            .any(|(&p, t)| p != pid && t.cpu == cpu && t.on_rq && t.weight.is_some())
+    }
+
     /// Reads `input` (the same trace) ahead of the replay: see the module's comment.
     pub fn set_lookahead(&mut self, input: Box<dyn BufRead>, name: &str) {
         self.newidle.ahead = Some(Lookahead::new(input, name));
@@ -171,11 +183,11 @@ impl InferReplay {
     }
 
     /// `pid`'s `sched_stat_runtime` on `cpu` at `ts`: its dequeue's, if the CPU writes
-    /// its switch to idle next (6.1; with the probe records, whose order it follows).
+    /// its switch to idle next (with the probe records, whose order it follows).
     fn arm(&mut self, ts: u64, cpu: u32, pid: i32) {
         self.newidle.armed.remove(&cpu);
         let fair = self.tasks.get(&pid).is_some_and(|t| t.weight.is_some());
-        if !fair || !self.probe_key || self.eevdf.is_some() {
+        if !fair || !self.probe_key || (self.eevdf.is_some() && self.shares_cpu(cpu, pid)) {
             return;
         }
         let line = self.newidle.line;
@@ -213,12 +225,17 @@ impl InferReplay {
             return;
         }
         let dequeue = self.at(ClockPoint::Dequeue, a.mark);
+        // v6.12: util_est_update() before the dequeue's PELT update (not again at the
+        // switch).
+        self.util_est_before_dequeue(a.prev);
         let reweight = std::mem::replace(&mut self.groups.reweight, true);
         self.update(Some(a.prev), cpu, dequeue);
         self.groups.reweight = reweight;
         // Dequeued, but still the cfs_rq's `curr` until put_prev_task().
+        let before = self.util_est_before_dequeue;
         if let Some(t) = self.tasks.get_mut(&a.prev) {
             t.on_rq = false;
+            t.dequeued = before;
         }
         self.settle_groups();
         let at = self.at(ClockPoint::Newidle, a.switch).max(dequeue);
