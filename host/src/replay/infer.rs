@@ -1041,6 +1041,9 @@ impl InferReplay {
             }
         }
         self.finish_delayed(cpu, ts, picked);
+        if s.next_pid == 0 {
+            self.idle_ends_delays(cpu, ts);
+        }
         // v6.12: pick_next_task_fair() goes idle only once its picks dequeued every
         // delayed entity, so sched_balance_newidle() runs after them.
         if let Some(p) = newidle.filter(|_| self.eevdf.is_some()) {
@@ -1145,6 +1148,22 @@ impl InferReplay {
                 eprintln!("picked delayed {ts} cpu{cpu} pid {pid}");
             }
             self.leave_delayed(pid, cpu, ts);
+        }
+    }
+
+    /// v6.12: `cpu` switches to idle: pick_task_fair() returns no task only once its cfs_rq
+    /// is empty, each delayed entity it met dequeued (DEQUEUE_DELAYED), so none of this
+    /// CPU's tasks is delayed any more, whatever the model's picks found.
+    fn idle_ends_delays(&mut self, cpu: u32, ts: u64) {
+        let mut left: Vec<i32> = self
+            .tasks
+            .iter()
+            .filter(|(_, t)| t.delayed && t.on_rq && t.cpu == cpu)
+            .map(|(&p, _)| p)
+            .collect();
+        left.sort_unstable();
+        for pid in left {
+            self.end_delay(pid, ts);
         }
     }
 
