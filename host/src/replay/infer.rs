@@ -1198,6 +1198,23 @@ impl InferReplay {
         }
     }
 
+    /// A wake-up shows the model's delay of `pid` never was (a delayed task is requeued
+    /// where it is queued, by ttwu_runnable() on the waker's CPU: try_to_wake_up()): the
+    /// kernel dequeued it at its sleep, so its averages stay at that dequeue's update
+    /// (6.12 `mixed-sleep-timer`, `tick` at 17.1188 s: synced to cpu1's last update, not
+    /// aged to the wake-up) and it leaves the model's queue without an update.
+    fn undo_delay(&mut self, pid: i32, ts: u64) {
+        let Some(t) = self.tasks.get_mut(&pid).filter(|t| t.delayed) else {
+            return;
+        };
+        let cpu = t.cpu;
+        t.on_rq = false;
+        t.delayed = false;
+        if let Some(e) = self.eevdf.as_mut() {
+            e.end_delay(cpu, pid, ts);
+        }
+    }
+
     /// v6.12: a load balance moves `pid` (no `sched_waking`) while the replay holds it
     /// asleep: only queued tasks are moved, so its sleep was delayed (or its delay had not
     /// ended yet) — the kernel detaches it still delayed and attaches it to the new CPU at
@@ -1845,7 +1862,7 @@ impl InferReplay {
                     // through the target's wake list: one queued there was not delayed.
                     let queued = waking.is_some_and(|(_, wcpu)| wcpu != cpu);
                     if queued || from.is_some_and(|f| f != target) {
-                        self.end_delay(pid, ts);
+                        self.undo_delay(pid, ts);
                     }
                     if let Some(from) = from.filter(|&f| f != target) {
                         self.migrate(ts, pid, from, target, true);
@@ -1883,7 +1900,7 @@ impl InferReplay {
                 // A task the model kept delayed but the kernel moves at its wake-up was
                 // not delayed (a delayed task wakes where it is queued).
                 if self.tasks.get(&pid).is_some_and(|t| t.waking.is_some()) {
-                    self.end_delay(pid, ts);
+                    self.undo_delay(pid, ts);
                 }
                 let delayed = self.delayed_by_move(pid);
                 let queued = self.tasks.get(&pid).filter(|t| t.on_rq && !t.detached);
