@@ -1949,7 +1949,7 @@ impl InferReplay {
                 vec: SCHED_SOFTIRQ,
                 exit: false,
             } => {
-                self.newidle_softirq();
+                self.newidle_softirq(ts);
                 self.sched_softirq(cpu, ts)
             }
             Event::StatRuntime { pid, .. } => {

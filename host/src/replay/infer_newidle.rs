@@ -99,6 +99,8 @@ struct Armed {
 pub(super) struct Newidle {
     /// `rd->overload` as the model has it.
     overload: bool,
+    /// The trace time a balance last cleared it.
+    cleared: Option<u64>,
     /// The look-ahead, if the trace could be read twice, and the replay's current line.
     ahead: Option<Lookahead>,
     line: u64,
@@ -210,7 +212,11 @@ impl InferReplay {
     /// After the armed dequeue's root record on `cpu`: the dequeue, then the newly-idle
     /// walk if the flag is set, as [`InferReplay::newidle_balance`] does at the switch.
     fn dequeue_before_newidle(&mut self, cpu: u32) {
-        let overload = self.newidle.overload;
+        // A CPU checks the flag right after its dequeue's clock read: a balance that
+        // cleared it later in trace time (the vCPU paused in between) came after the check.
+        let mark = self.newidle.armed.get(&cpu).map(|a| a.mark);
+        let overload =
+            self.newidle.overload || self.newidle.cleared.zip(mark).is_some_and(|(c, m)| c > m);
         let Some(a) = self
             .newidle
             .armed
@@ -240,7 +246,7 @@ impl InferReplay {
         self.settle_groups();
         let at = self.at(ClockPoint::Newidle, a.switch).max(dequeue);
         self.blocked_walk(cpu, at);
-        self.newidle.overload = self.overloaded();
+        self.set_overload(self.overloaded(), a.switch);
     }
 
     /// `prev`'s switch on `cpu` finds its dequeue and walk done.
@@ -257,9 +263,17 @@ impl InferReplay {
             .and_then(|a| a.walked)
     }
 
+    /// A balance's update_sd_lb_stats() writes the flag at trace time `ts`.
+    fn set_overload(&mut self, v: bool, ts: u64) {
+        if self.newidle.overload && !v {
+            self.newidle.cleared = Some(ts);
+        }
+        self.newidle.overload = v;
+    }
+
     /// The SCHED softirq's periodic load_balance() rewrites the flag.
-    pub(super) fn newidle_softirq(&mut self) {
-        self.newidle.overload = self.overloaded();
+    pub(super) fn newidle_softirq(&mut self, ts: u64) {
+        self.set_overload(self.overloaded(), ts);
     }
 
     /// `cpu` switches from the sleeping `prev` to idle at trace time `ts` (the switch's
@@ -302,7 +316,7 @@ impl InferReplay {
         self.settle_groups();
         self.update_blocked_averages(cpu, at);
         // load_balance(): update_sd_lb_stats() with prev off this CPU.
-        self.newidle.overload = self.overloaded();
+        self.set_overload(self.overloaded(), ts);
         if let (Some(t), Some(q)) = (self.tasks.get_mut(&prev), queued) {
             t.on_rq = q;
         }
