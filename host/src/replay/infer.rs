@@ -1082,7 +1082,11 @@ impl InferReplay {
         }
         self.groups.reweight = true;
         let (decision, picked) = self.schedule_eevdf(cpu, ts, s, sleeping);
-        if let (Some(p), 0, true) = (prev, s.next_pid, sleeping) {
+        let newidle = match (prev, s.next_pid, sleeping) {
+            (Some(p), 0, true) => Some(p),
+            _ => None,
+        };
+        if let Some(p) = newidle.filter(|_| self.eevdf.is_none()) {
             self.newidle_balance(cpu, p, ts, stamp);
         }
         let before = self.util_est_before_dequeue;
@@ -1108,6 +1112,14 @@ impl InferReplay {
             }
         }
         self.finish_delayed(cpu, ts, picked);
+        if s.next_pid == 0 {
+            self.idle_ends_delays(cpu, ts);
+        }
+        // v6.12: pick_next_task_fair() goes idle only once its picks dequeued every
+        // delayed entity, so sched_balance_newidle() runs after them.
+        if let Some(p) = newidle.filter(|_| self.eevdf.is_some()) {
+            self.newidle_balance(cpu, p, ts, stamp);
+        }
         let clock = self.clock(cpu, pick);
         let idle_clock = clock.filter(|_| s.next_pid == 0);
         let c = self.cpus.entry(cpu).or_default();
@@ -1242,6 +1254,22 @@ impl InferReplay {
         }
     }
 
+    /// v6.12: `cpu` switches to idle: pick_task_fair() returns no task only once its cfs_rq
+    /// is empty, each delayed entity it met dequeued (DEQUEUE_DELAYED), so none of this
+    /// CPU's tasks is delayed any more, whatever the model's picks found.
+    fn idle_ends_delays(&mut self, cpu: u32, ts: u64) {
+        let mut left: Vec<i32> = self
+            .tasks
+            .iter()
+            .filter(|(_, t)| t.delayed && t.on_rq && t.cpu == cpu)
+            .map(|(&p, _)| p)
+            .collect();
+        left.sort_unstable();
+        for pid in left {
+            self.end_delay(pid, ts);
+        }
+    }
+
     /// A delayed task leaves its cfs_rq for good (dequeue_entities() with
     /// DEQUEUE_DELAYED): its last update with load still counted, then off the runqueue.
     fn leave_delayed(&mut self, pid: i32, cpu: u32, ts: u64) {
@@ -1293,6 +1321,23 @@ impl InferReplay {
             return;
         };
         self.leave_delayed(pid, cpu, ts);
+        if let Some(e) = self.eevdf.as_mut() {
+            e.end_delay(cpu, pid, ts);
+        }
+    }
+
+    /// A wake-up shows the model's delay of `pid` never was (a delayed task is requeued
+    /// where it is queued, by ttwu_runnable() on the waker's CPU: try_to_wake_up()): the
+    /// kernel dequeued it at its sleep, so its averages stay at that dequeue's update
+    /// (6.12 `mixed-sleep-timer`, `tick` at 17.1188 s: synced to cpu1's last update, not
+    /// aged to the wake-up) and it leaves the model's queue without an update.
+    fn undo_delay(&mut self, pid: i32, ts: u64) {
+        let Some(t) = self.tasks.get_mut(&pid).filter(|t| t.delayed) else {
+            return;
+        };
+        let cpu = t.cpu;
+        t.on_rq = false;
+        t.delayed = false;
         if let Some(e) = self.eevdf.as_mut() {
             e.end_delay(cpu, pid, ts);
         }
@@ -1887,7 +1932,7 @@ impl InferReplay {
                     // through the target's wake list: one queued there was not delayed.
                     let queued = waking.is_some_and(|(_, wcpu)| wcpu != cpu);
                     if queued || from.is_some_and(|f| f != target) {
-                        self.end_delay(pid, ts);
+                        self.undo_delay(pid, ts);
                     }
                     if let Some(from) = from.filter(|&f| f != target) {
                         self.migrate(ts, pid, from, target, true);
@@ -1930,7 +1975,7 @@ impl InferReplay {
                 // A task the model kept delayed but the kernel moves at its wake-up was
                 // not delayed (a delayed task wakes where it is queued).
                 if self.tasks.get(&pid).is_some_and(|t| t.waking.is_some()) {
-                    self.end_delay(pid, ts);
+                    self.undo_delay(pid, ts);
                 }
                 let delayed = self.delayed_by_move(pid);
                 let queued = self.tasks.get(&pid).filter(|t| t.on_rq && !t.detached);
@@ -1979,7 +2024,7 @@ impl InferReplay {
                 vec: SCHED_SOFTIRQ,
                 exit: false,
             } => {
-                self.newidle_softirq();
+                self.newidle_softirq(ts);
                 self.sched_softirq(cpu, ts)
             }
             Event::StatRuntime { pid, .. } => {

@@ -25,12 +25,15 @@
 //! its update_load_avg() records) and the walk after that, step by step with the kernel's
 //! records ([`super::softirq`]); without a look-ahead both wait for the switch.
 //!
-//! Run on 6.1 only. On 6.12 `nr_running` counts delayed tasks, and the replay's queued
-//! set there follows the delayed-dequeue model ([`super::eevdf`]): on 6.12 `wakeup-storm`
-//! rt-app's main thread, kept queued on cpu0 after a newly-idle pull of it while delayed
-//! (README "What remains" (7)), keeps the flag set and the model invents 2 180 walks
-//! (27 predicted, 0 missed); the root cfs_rqs went 0.55 → 9.91 mean there, 2.46 → 4.30
-//! on `cgroup-weight`, 0.43 → 0.83 on `mixed-sleep-timer`.
+//! On 6.12 `nr_running` counts delayed tasks, but a CPU goes idle only once
+//! pick_next_task_fair()'s picks dequeued every delayed entity of its cfs_rq (each picked
+//! one leaves with DEQUEUE_DELAYED), so sched_balance_newidle() comes after those picks:
+//! the replay runs it after those (`finish_delayed()`), at the switch. The look-ahead
+//! runs it early on 6.12 only for a sleeper alone on its CPU (never delayed then: the
+//! average is its own vruntime); otherwise the picks' records come between the dequeue's
+//! and the walk's (with the look-ahead for every sleeper, root cfs_rqs 4.31 → 7.61 sum).
+//! Earlier, run before those picks, the model's delayed tasks kept the flag set: on 6.12
+//! `wakeup-storm` it invented 2 180 walks (root cfs_rqs 0.55 → 9.91 mean then).
 //! `SCHEDMATH_REPLAY_EXPLAIN=newidle` prints each switch to idle with the model's decision
 //! and the answer key's (a second clock read of the CPU's cfs_rqs between the dequeue and
 //! the switch), then the counts.
@@ -96,6 +99,8 @@ struct Armed {
 pub(super) struct Newidle {
     /// `rd->overload` as the model has it.
     overload: bool,
+    /// The trace time a balance last cleared it.
+    cleared: Option<u64>,
     /// The look-ahead, if the trace could be read twice, and the replay's current line.
     ahead: Option<Lookahead>,
     line: u64,
@@ -124,6 +129,16 @@ impl InferReplay {
     /// update_sd_lb_stats() of the top domain: overloaded while a CPU runs more than one.
     fn overloaded(&self) -> bool {
         self.cpus.keys().any(|&c| self.nr_running(c) > 1)
+    }
+
+    /// v6.12: whether a task other than `pid` is queued on `cpu` (a delayed one too): the
+    /// picks before the CPU goes idle would dequeue it (DEQUEUE_DELAYED), their records
+    /// between the sleeper's and the walk's. A sleeper alone on its cfs_rq is eligible
+    /// (the average is its own vruntime), so its sleep is not delayed.
+    fn shares_cpu(&self, cpu: u32, pid: i32) -> bool {
+        self.tasks
+            .iter()
+            .any(|(&p, t)| p != pid && t.cpu == cpu && t.on_rq && t.weight.is_some())
     }
 
     /// Reads `input` (the same trace) ahead of the replay: see the module's comment.
@@ -180,11 +195,11 @@ impl InferReplay {
     }
 
     /// `pid`'s `sched_stat_runtime` on `cpu` at `ts`: its dequeue's, if the CPU writes
-    /// its switch to idle next (6.1; with the probe records, whose order it follows).
+    /// its switch to idle next (with the probe records, whose order it follows).
     fn arm(&mut self, ts: u64, cpu: u32, pid: i32) {
         self.newidle.armed.remove(&cpu);
         let fair = self.tasks.get(&pid).is_some_and(|t| t.weight.is_some());
-        if !fair || !self.probe_key || self.eevdf.is_some() {
+        if !fair || !self.probe_key || (self.eevdf.is_some() && self.shares_cpu(cpu, pid)) {
             return;
         }
         let line = self.newidle.line;
@@ -207,7 +222,11 @@ impl InferReplay {
     /// After the armed dequeue's root record on `cpu`: the dequeue, then the newly-idle
     /// walk if the flag is set, as [`InferReplay::newidle_balance`] does at the switch.
     fn dequeue_before_newidle(&mut self, cpu: u32) {
-        let overload = self.newidle.overload;
+        // A CPU checks the flag right after its dequeue's clock read: a balance that
+        // cleared it later in trace time (the vCPU paused in between) came after the check.
+        let mark = self.newidle.armed.get(&cpu).map(|a| a.mark);
+        let overload =
+            self.newidle.overload || self.newidle.cleared.zip(mark).is_some_and(|(c, m)| c > m);
         let Some(a) = self
             .newidle
             .armed
@@ -222,17 +241,22 @@ impl InferReplay {
             return;
         }
         let dequeue = self.at(ClockPoint::Dequeue, a.mark);
+        // v6.12: util_est_update() before the dequeue's PELT update (not again at the
+        // switch).
+        self.util_est_before_dequeue(a.prev);
         let reweight = std::mem::replace(&mut self.groups.reweight, true);
         self.update(Some(a.prev), cpu, dequeue);
         self.groups.reweight = reweight;
         // Dequeued, but still the cfs_rq's `curr` until put_prev_task().
+        let before = self.util_est_before_dequeue;
         if let Some(t) = self.tasks.get_mut(&a.prev) {
             t.on_rq = false;
+            t.dequeued = before;
         }
         self.settle_groups();
         let at = self.at(ClockPoint::Newidle, a.switch).max(dequeue);
         self.blocked_walk(cpu, at);
-        self.newidle.overload = self.overloaded();
+        self.set_overload(self.overloaded(), a.switch);
     }
 
     /// `prev`'s switch on `cpu` finds its dequeue and walk done.
@@ -249,9 +273,17 @@ impl InferReplay {
             .and_then(|a| a.walked)
     }
 
+    /// A balance's update_sd_lb_stats() writes the flag at trace time `ts`.
+    fn set_overload(&mut self, v: bool, ts: u64) {
+        if self.newidle.overload && !v {
+            self.newidle.cleared = Some(ts);
+        }
+        self.newidle.overload = v;
+    }
+
     /// The SCHED softirq's periodic load_balance() rewrites the flag.
-    pub(super) fn newidle_softirq(&mut self) {
-        self.newidle.overload = self.overloaded();
+    pub(super) fn newidle_softirq(&mut self, ts: u64) {
+        self.set_overload(self.overloaded(), ts);
     }
 
     /// `cpu` switches from the sleeping `prev` to idle at trace time `ts` (the switch's
@@ -282,9 +314,7 @@ impl InferReplay {
                 key.is_some()
             );
         }
-        // Not on 6.12 (see the module's comment): its queued set is the delayed-dequeue
-        // model's, whose errors keep the flag set.
-        if !ours || self.eevdf.is_some() || early.is_some() {
+        if !ours || early.is_some() {
             return;
         }
         let at = self.at(ClockPoint::Newidle, ts).max(dequeue);
@@ -296,7 +326,7 @@ impl InferReplay {
         self.settle_groups();
         self.update_blocked_averages(cpu, at);
         // load_balance(): update_sd_lb_stats() with prev off this CPU.
-        self.newidle.overload = self.overloaded();
+        self.set_overload(self.overloaded(), ts);
         if let (Some(t), Some(q)) = (self.tasks.get_mut(&prev), queued) {
             t.on_rq = q;
         }
