@@ -33,6 +33,25 @@ pub struct IdleStay {
     pub idx: usize,
     /// When the CPU entered it (ns).
     pub since: u64,
+    /// Tick-time exits and re-entries into the same state folded into this stay (a CPU
+    /// whose governor is skipped: see `Engine::tick_idle`): how many, and the first's
+    /// and last's time (ns).
+    pub ticks: u64,
+    pub first_tick: u64,
+    pub last_tick: u64,
+}
+
+impl IdleStay {
+    /// A stay in `idx` entered at `since`, no tick folded yet.
+    pub fn new(idx: usize, since: u64) -> Self {
+        IdleStay {
+            idx,
+            since,
+            ticks: 0,
+            first_tick: 0,
+            last_tick: 0,
+        }
+    }
 }
 
 /// Per-CPU state.

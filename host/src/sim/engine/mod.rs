@@ -643,8 +643,11 @@ impl<'p> Engine<'p> {
     fn finish(mut self) -> (Metrics, Option<Result<Trace, String>>) {
         for c in 0..self.rqs.len() {
             self.acct(c);
-            if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_mut()) {
-                ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+            if let Some(st) = self.rqs[c].idle {
+                let since = self.unfold_ticks(c, &st);
+                if let Some(ci) = self.idle[c].as_mut() {
+                    ci.exit(st.idx, since, self.now, false, self.tick_nsec as i64);
+                }
             }
         }
         for d in &mut self.doms {

@@ -194,9 +194,9 @@ impl Engine<'_> {
                 }
                 let mut exit_lat = 0;
                 if let Some(st) = self.rqs[c].idle.take() {
+                    let since = self.unfold_ticks(c, &st);
                     if let Some(ci) = self.idle[c].as_mut() {
-                        let miss =
-                            ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+                        let miss = ci.exit(st.idx, since, self.now, false, self.tick_nsec as i64);
                         exit_lat = ci.exit_latency_ns(st.idx);
                         self.tr_idle_exit(c, st.idx, miss);
                     }
@@ -270,7 +270,7 @@ impl Engine<'_> {
         let now = self.now;
         if self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
             // One state under teo: state 0, the tick kept (see `CpuIdle::new`).
-            self.rqs[c].idle = Some(IdleStay { idx: 0, since: now });
+            self.rqs[c].idle = Some(IdleStay::new(0, now));
             return;
         }
         let traced = self.trace.is_some();
@@ -303,10 +303,7 @@ impl Engine<'_> {
         };
         let before = traced.then(|| ci.gov.clone());
         let sel = ci.select(&env);
-        r.idle = Some(IdleStay {
-            idx: sel.idx,
-            since: now,
-        });
+        r.idle = Some(IdleStay::new(sel.idx, now));
         r.tick_stopped = r.tick_stopped || sel.stop_tick;
         self.tr_idle_select(c, &env, &sel, before);
     }

@@ -127,17 +127,17 @@ impl Engine<'_> {
     pub(super) fn tick_idle(&mut self, c: usize) {
         if let Some(st) = self.rqs[c].idle {
             if !self.rqs[c].tick_stopped {
-                // Without a governor the stay goes on in the same state, whose energy is
-                // an exact integer sum however its interval is split: accounted later.
-                if !self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
+                if self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
+                    self.fold_tick(c);
+                } else {
                     self.acct(c);
+                    if let Some(ci) = self.idle[c].as_mut() {
+                        let miss = ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
+                        self.tr_idle_exit(c, st.idx, miss);
+                    }
+                    self.rqs[c].idle = None;
+                    self.idle_enter(c);
                 }
-                if let Some(ci) = self.idle[c].as_mut() {
-                    let miss = ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
-                    self.tr_idle_exit(c, st.idx, miss);
-                }
-                self.rqs[c].idle = None;
-                self.idle_enter(c);
             }
         }
         if self.now.saturating_sub(self.rqs[c].last_blocked_update) >= BLOCKED_UPDATE_NS {
@@ -161,6 +161,38 @@ impl Engine<'_> {
                 self.cpufreq_update(c);
             }
         }
+    }
+
+    /// The tick wakes `c` (idle, tick kept, no governor) and it goes back to the same state
+    /// (`idle_enter()` would pick state 0 again): the exit and re-entry are folded into the
+    /// stay, to be counted when it ends ([`Self::unfold_ticks`]). The energy of the stay is
+    /// an exact integer sum however its interval is split, no governor reads the
+    /// statistics meanwhile, and only a trace (which keeps the governor) records each exit.
+    fn fold_tick(&mut self, c: usize) {
+        let now = self.now;
+        if let Some(st) = self.rqs[c].idle.as_mut() {
+            if st.ticks == 0 {
+                st.first_tick = now;
+            }
+            st.ticks += 1;
+            st.last_tick = now;
+        }
+    }
+
+    /// The tick-time exits folded into stay `st` of `c`, counted as they happened: the
+    /// first ends the part before it, each later one a whole tick period. Returns when the
+    /// stay's last part began (its entry, or the last folded tick).
+    pub(super) fn unfold_ticks(&mut self, c: usize, st: &IdleStay) -> u64 {
+        if st.ticks == 0 {
+            return st.since;
+        }
+        let period = self.tick_nsec;
+        debug_assert_eq!(st.last_tick - st.first_tick, (st.ticks - 1) * period);
+        if let Some(ci) = self.idle[c].as_mut() {
+            ci.exit(st.idx, st.since, st.first_tick, true, period as i64);
+            ci.exit_repeated(st.idx, period, st.ticks - 1);
+        }
+        st.last_tick
     }
 
     /// The EM's estimate of the platform's power now, in `cost × util` units summed over
