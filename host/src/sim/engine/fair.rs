@@ -604,7 +604,7 @@ impl Engine<'_> {
         let c = self.tasks[t].cpu;
         self.enqueue_task_start(c, t);
         util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
-        self.rqs[c].sugov_stale = true;
+        self.rqs[c].inputs_written();
         let level = self.tasks[t].group;
         let v = self.cfs_view(c, level, self.rqs[c].curr);
         let (curr, cfg) = (self.curr_of(c, &v), self.fair.eevdf);

@@ -146,7 +146,7 @@ impl Engine<'_> {
             // `__update_blocked_others()`: rt and irq; then `__update_blocked_fair()`.
             let mut decayed = self.update_rt(c, false);
             let r = &mut self.rqs[c];
-            r.sugov_stale = true;
+            r.inputs_written();
             decayed |= update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
@@ -199,23 +199,42 @@ impl Engine<'_> {
     /// performance domains (`em_cpu_energy()` of each with its current utilizations).
     /// Each CPU's `effective_cpu_util()` input is schedutil's view of it (every field the
     /// same, its `cpu_util_cfs()` kept between ticks while the signals hold) without the
-    /// two fields only schedutil has.
+    /// two fields only schedutil has. A CPU whose inputs were not written since the last
+    /// estimate (an idle CPU between its blocked-load updates) keeps its result.
     pub(super) fn eas_estimate(&mut self) -> u128 {
         let uclamp_used = self.keys.uclamp_is_used;
-        let (rqs, memo) = (&self.rqs, &mut self.util_memo);
+        let Engine {
+            rqs,
+            util_memo,
+            em_util,
+            platform,
+            ..
+        } = self;
         let mut total = 0u128;
-        for d in &self.platform.domains {
+        for d in &platform.domains {
             let Some(em) = d.em.as_ref() else { continue };
             let (mut sum, mut max) = (0u64, 0u64);
             for &c in &d.cpus {
-                let e = effective_cpu_util(&EffectiveUtilInput {
-                    uclamp_used,
-                    util_cfs_boost: 0,
-                    idle_calls: 0,
-                    ..sugov_rq(&rqs[c], c, &mut memo[c])
-                });
-                sum += e.ret;
-                max = max.max(sugov_effective_cpu_perf(e.ret, e.min, e.max));
+                let r = &rqs[c];
+                let util = |memo: &mut UtilMemo| {
+                    let e = effective_cpu_util(&EffectiveUtilInput {
+                        uclamp_used,
+                        util_cfs_boost: 0,
+                        idle_calls: 0,
+                        ..sugov_rq(r, c, memo)
+                    });
+                    (e.ret, sugov_effective_cpu_perf(e.ret, e.min, e.max))
+                };
+                if r.em_stale {
+                    em_util[c] = util(&mut util_memo[c]);
+                    rqs[c].em_stale = false;
+                } else {
+                    // Every write of an input marks the CPU stale: the tests check it.
+                    debug_assert_eq!(em_util[c], util(&mut { util_memo[c] }));
+                }
+                let (ret, perf) = em_util[c];
+                sum += ret;
+                max = max.max(perf);
             }
             total += u128::from(em_cpu_energy(em, max.min(d.capacity), sum, d.capacity).energy);
         }
