@@ -205,6 +205,32 @@ pub fn cpuidle_enter_state(
     miss
 }
 
+/// [`cpuidle_enter_state()`] for `n` entries into `entered_state` of `diff` ns each: the
+/// same statistics as `n` calls, in one step (a CPU whose tick wakes it from the same state
+/// every period, folded by the simulator). Returns what each entry counted.
+pub fn cpuidle_enter_state_repeated(
+    drv: &CpuidleDriver,
+    dev: &mut CpuidleDevice,
+    entered_state: usize,
+    diff: i64,
+    poll_time_limit: bool,
+    n: u64,
+) -> IdleMiss {
+    if n == 0 {
+        return IdleMiss::default();
+    }
+    let miss = cpuidle_enter_state(drv, dev, entered_state, diff, poll_time_limit);
+    let more = n - 1;
+    if let Some(u) = dev.states_usage.get_mut(entered_state) {
+        // The kernel's u64 sums wrap, so n additions are one wrapping product.
+        u.time_ns = u.time_ns.wrapping_add((diff as u64).wrapping_mul(more));
+        u.usage = u.usage.wrapping_add(more);
+        u.above = u.above.wrapping_add(u64::from(miss.above) * more);
+        u.below = u.below.wrapping_add(u64::from(miss.below) * more);
+    }
+    miss
+}
+
 /// `call_cpuidle()` with `need_resched()` already set: entry is aborted, the residency
 /// reads 0, no statistics change and the governor's `reflect` is not called.
 pub fn call_cpuidle_aborted(dev: &mut CpuidleDevice) {
@@ -550,6 +576,33 @@ mod tests {
         assert_eq!(m, IdleMiss::default());
         assert_eq!(dev.states_usage[0].below, 1);
         assert_eq!(dev.states_usage[0].usage, 2);
+    }
+
+    #[test]
+    fn repeated_entries_count_as_that_many_single_ones() {
+        let drv = rk3399();
+        for (idx, diff, n) in [(0, 2_500_000, 3), (0, 4_000, 5), (2, 5_000, 4), (1, 7, 1)] {
+            let (mut one, mut many) = (CpuidleDevice::default(), CpuidleDevice::default());
+            for _ in 0..n {
+                cpuidle_enter_state(&drv, &mut one, idx, diff, false);
+            }
+            let m = cpuidle_enter_state_repeated(&drv, &mut many, idx, diff, false, n);
+            assert_eq!(
+                m,
+                cpuidle_enter_state(&drv, &mut CpuidleDevice::default(), idx, diff, false)
+            );
+            assert_eq!(one, many);
+        }
+        // 3 × 2.5 ms in WFI: usage 3, time 7.5 ms, below 3 (state 1 fits each time).
+        let mut dev = CpuidleDevice::default();
+        cpuidle_enter_state_repeated(&drv, &mut dev, 0, 2_500_000, false, 3);
+        let u = dev.states_usage[0];
+        assert_eq!((u.usage, u.time_ns, u.above, u.below), (3, 7_500_000, 0, 3));
+        assert_eq!(dev.last_residency_ns, 2_500_000);
+        // None: nothing changes.
+        let mut none = CpuidleDevice::default();
+        cpuidle_enter_state_repeated(&drv, &mut none, 0, 2_500_000, false, 0);
+        assert_eq!(none, CpuidleDevice::default());
     }
 
     #[test]

@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 
 use schedmath::cpuidle::{
-    cpuidle_enter_and_reflect, cpuidle_enter_state, CpuidleDevice, CpuidleDriver, CpuidleState,
-    Governor, IdleExit, IdleMiss, SelectEnv, Selection,
+    cpuidle_enter_and_reflect, cpuidle_enter_state, cpuidle_enter_state_repeated, CpuidleDevice,
+    CpuidleDriver, CpuidleState, Governor, IdleExit, IdleMiss, SelectEnv, Selection,
 };
 use schedmath::schedutil::{
     sugov_get_util, sugov_update_shared_with, sugov_update_single_freq, SugovCpu, SugovEnv,
@@ -227,6 +227,15 @@ impl CpuIdle {
     /// Exit latency of state `idx` (ns).
     pub fn exit_latency_ns(&self, idx: usize) -> u64 {
         u64::try_from(self.drv.exit_latency_ns(idx)).unwrap_or(0)
+    }
+
+    /// `n` stays in `idx` of `wall` ns each, each ended by the tick, for a CPU whose
+    /// governor is skipped (no `reflect` to call): the statistics of as many exits.
+    pub fn exit_repeated(&mut self, idx: usize, wall: u64, n: u64) {
+        debug_assert!(self.skip_governor);
+        let residency = wall.saturating_add(self.exit_latency_ns(idx));
+        let diff = i64::try_from(residency).unwrap_or(i64::MAX);
+        cpuidle_enter_state_repeated(&self.drv, &mut self.dev, idx, diff, false, n);
     }
 
     /// The stay in `idx` from `since` ended at `now` (by a wake-up or the tick): the

@@ -33,6 +33,25 @@ pub struct IdleStay {
     pub idx: usize,
     /// When the CPU entered it (ns).
     pub since: u64,
+    /// Tick-time exits and re-entries into the same state folded into this stay (a CPU
+    /// whose governor is skipped: see `Engine::tick_idle`): how many, and the first's
+    /// and last's time (ns).
+    pub ticks: u64,
+    pub first_tick: u64,
+    pub last_tick: u64,
+}
+
+impl IdleStay {
+    /// A stay in `idx` entered at `since`, no tick folded yet.
+    pub fn new(idx: usize, since: u64) -> Self {
+        IdleStay {
+            idx,
+            since,
+            ticks: 0,
+            first_tick: 0,
+            last_tick: 0,
+        }
+    }
 }
 
 /// Per-CPU state.
@@ -87,8 +106,12 @@ pub struct Rq {
     pub gen: u64,
     /// One of the inputs of schedutil's view of this CPU (`cfs` util_avg, runnable_avg
     /// or util_est, `rt`/`irq` util_avg, `nr_rt`, the rq clamps, `idle_calls`) may have
-    /// changed since the view was last built: every write of one sets it.
+    /// changed since the view was last built: every write of one sets it
+    /// ([`Rq::inputs_written`]).
     pub sugov_stale: bool,
+    /// The same for the EM estimate's `effective_cpu_util()` of this CPU, which reads the
+    /// same inputs (the per-tick estimate recomputes only the CPUs that changed).
+    pub em_stale: bool,
     /// Idle state stay, while idle.
     pub idle: Option<IdleStay>,
     /// The tick is stopped (nohz idle).
@@ -106,6 +129,12 @@ pub struct Rq {
 }
 
 impl Rq {
+    /// One of the inputs of schedutil's view and the EM estimate of this CPU was written.
+    pub fn inputs_written(&mut self) {
+        self.sugov_stale = true;
+        self.em_stale = true;
+    }
+
     /// A fresh runqueue at time 0.
     pub fn new(cpu: usize, capacity_orig: u64, domain: usize, profile: &Profile) -> Self {
         let avg = SchedAvg {
@@ -137,6 +166,7 @@ impl Rq {
             seg_start: 0,
             gen: 0,
             sugov_stale: true,
+            em_stale: true,
             idle: None,
             tick_stopped: false,
             idle_calls: 0,

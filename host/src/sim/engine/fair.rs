@@ -138,8 +138,8 @@ impl Engine<'_> {
         }
     }
 
-    fn curr_of(&self, c: usize, v: &CfsView) -> Option<Curr> {
-        v.curr.map(|e| self.se(c, e).as_curr())
+    fn curr_of(&self, c: usize, curr: Option<Ent>) -> Option<Curr> {
+        curr.map(|e| self.se(c, e).as_curr())
     }
 
     /// Cfs_rq `level` of `c` with `curr_task`'s entity there as `cfs_rq->curr`: the
@@ -148,6 +148,17 @@ impl Engine<'_> {
         let mut tree = EntList::new();
         let (cfs, curr) = self.cfs_walk(c, level, curr_task, |e, _| tree.push(e));
         CfsView { cfs, curr, tree }
+    }
+
+    /// [`Self::cfs_view`]'s sums and curr only, for the readers that do not look at the
+    /// tree (placement, dequeue, lag, reweight): no entity list is built or moved.
+    pub(super) fn cfs_sums(
+        &self,
+        c: usize,
+        level: usize,
+        curr_task: Option<usize>,
+    ) -> (CfsRq, Option<Ent>) {
+        self.cfs_walk(c, level, curr_task, |_, _| {})
     }
 
     /// [`Self::cfs_view`] without keeping the tree: its sums and curr, with `f` called on
@@ -296,7 +307,7 @@ impl Engine<'_> {
             }
             e = Ent::Group(level);
             level = self.groups.tg(level).parent;
-            load = self.cfs_view(c, level, curr).cfs.load.weight;
+            load = self.cfs_sums(c, level, curr).0.load.weight;
         }
         (levels, env)
     }
@@ -304,16 +315,16 @@ impl Engine<'_> {
     /// `place_entity()` of entity `e` (not queued yet) on cfs_rq `level` of `c`, then
     /// queued; `initial`: a new task (ENQUEUE_INITIAL / 6.1's START_DEBIT).
     pub(super) fn place_fair_entity(&mut self, c: usize, e: Ent, level: usize, initial: bool) {
-        let v = self.cfs_view(c, level, self.rqs[c].curr);
+        let (cfs, vcurr) = self.cfs_sums(c, level, self.rqs[c].curr);
         match self.fair.class {
             FairClass::Eevdf => {
-                let curr = self.curr_of(c, &v);
+                let curr = self.curr_of(c, vcurr);
                 let (f, base) = (self.fair.eevdf.features, self.fair.eevdf.base_slice);
                 // A trap (division by zero) leaves the entity where the arithmetic got.
-                let _ = place_entity(&v.cfs, curr, self.se_mut(c, e), initial, &f, base);
+                let _ = place_entity(&cfs, curr, self.se_mut(c, e), initial, &f, base);
             }
             FairClass::CfsV6_1 => {
-                let min = v.cfs.min_vruntime;
+                let min = cfs.min_vruntime;
                 if let Ent::Task(t) = e {
                     let task = &mut self.tasks[t];
                     if std::mem::take(&mut task.cfs_relative) {
@@ -349,13 +360,12 @@ impl Engine<'_> {
         let is_curr = self.rqs[c].curr == Some(t);
         match self.fair.class {
             FairClass::Eevdf => {
-                let v = self.cfs_view(c, level, self.rqs[c].curr);
-                let (curr, cfg) = (self.curr_of(c, &v), self.fair.eevdf);
+                let (mut cfs, vcurr) = self.cfs_sums(c, level, self.rqs[c].curr);
+                let (curr, cfg) = (self.curr_of(c, vcurr), self.fair.eevdf);
                 let flags = DequeueFlags {
                     sleep,
                     ..DequeueFlags::default()
                 };
-                let mut cfs = v.cfs;
                 let se = &mut self.tasks[t].se;
                 // A trap leaves the entity as the arithmetic left it, dequeued.
                 if !dequeue_entity(&mut cfs, curr, se, is_curr, flags, &cfg).unwrap_or(true) {
@@ -398,17 +408,16 @@ impl Engine<'_> {
             self.place_fair_entity(c, e, p, false);
         } else if was && !on {
             if eevdf {
-                let v = self.cfs_view(c, p, curr);
-                let (cv, tick) = (self.curr_of(c, &v), self.fair.eevdf.tick_nsec);
-                let _ = update_entity_lag(&v.cfs, cv, &mut self.rqs[c].grq[g].se, tick);
+                let (cfs, vcurr) = self.cfs_sums(c, p, curr);
+                let (cv, tick) = (self.curr_of(c, vcurr), self.fair.eevdf.tick_nsec);
+                let _ = update_entity_lag(&cfs, cv, &mut self.rqs[c].grq[g].se, tick);
             }
             self.rqs[c].grq[g].se.on_rq = false;
             self.update_min_vruntime_at(c, p);
         } else if was && on && self.rqs[c].grq[g].se.load.weight != shares && eevdf {
-            let v = self.cfs_view(c, p, curr);
-            let cv = self.curr_of(c, &v);
+            let (mut cfs, vcurr) = self.cfs_sums(c, p, curr);
+            let cv = self.curr_of(c, vcurr);
             let cfg = self.fair.eevdf;
-            let mut cfs = v.cfs;
             let se = &mut self.rqs[c].grq[g].se;
             let _ = eevdf::reweight_entity(
                 &mut cfs,
@@ -474,8 +483,11 @@ impl Engine<'_> {
                 gr.prev_sum_exec = gr.sum_exec;
             }
             if self.fair.class == FairClass::Eevdf {
-                let v = self.cfs_view(c, level, None);
-                let min = v.tree.iter().map(|&x| self.se(c, x).slice).min();
+                // The tree's smallest slice (no curr here): a walk, no view.
+                let mut min: Option<u64> = None;
+                self.cfs_tree(c, level, None, |_, se| {
+                    min = Some(min.map_or(se.slice, |m| m.min(se.slice)));
+                });
                 let min_slice = cfs_rq_min_slice(None, min);
                 let (rtp, norm) = (
                     self.fair.eevdf.features.run_to_parity,
@@ -578,14 +590,13 @@ impl Engine<'_> {
         let has_curr = self.curr_is_fair(c);
         self.update_load_avg(c, Some((t, true, false)), has_curr);
         let level = self.tasks[t].group;
-        let v = self.cfs_view(c, level, self.rqs[c].curr);
-        let (curr, cfg) = (self.curr_of(c, &v), self.fair.eevdf);
+        let (mut cfs, vcurr) = self.cfs_sums(c, level, self.rqs[c].curr);
+        let (curr, cfg) = (self.curr_of(c, vcurr), self.fair.eevdf);
         let flags = DequeueFlags {
             sleep: true,
             delayed: true,
             ..DequeueFlags::default()
         };
-        let mut cfs = v.cfs;
         let se = &mut self.tasks[t].se;
         let _ = dequeue_entity(&mut cfs, curr, se, false, flags, &cfg);
         se.on_rq = false;
@@ -604,11 +615,10 @@ impl Engine<'_> {
         let c = self.tasks[t].cpu;
         self.enqueue_task_start(c, t);
         util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
-        self.rqs[c].sugov_stale = true;
+        self.rqs[c].inputs_written();
         let level = self.tasks[t].group;
-        let v = self.cfs_view(c, level, self.rqs[c].curr);
-        let (curr, cfg) = (self.curr_of(c, &v), self.fair.eevdf);
-        let mut cfs = v.cfs;
+        let (mut cfs, vcurr) = self.cfs_sums(c, level, self.rqs[c].curr);
+        let (curr, cfg) = (self.curr_of(c, vcurr), self.fair.eevdf);
         let _ = requeue_delayed_entity(&mut cfs, curr, &mut self.tasks[t].se, false, &cfg);
         let idle = self.task_counts_idle(t);
         let r = &mut self.rqs[c];
@@ -627,7 +637,7 @@ impl Engine<'_> {
     pub(super) fn yield_fair(&mut self, c: usize, t: usize) {
         match self.fair.class {
             FairClass::Eevdf => {
-                let nr = self.cfs_view(c, self.tasks[t].group, Some(t)).cfs.nr_queued;
+                let nr = self.cfs_sums(c, self.tasks[t].group, Some(t)).0.nr_queued;
                 if nr > 1 {
                     let se = &mut self.tasks[t].se;
                     let dv = calc_delta_fair(se.slice, &mut se.load);

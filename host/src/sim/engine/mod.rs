@@ -294,6 +294,9 @@ pub struct Engine<'p> {
     cpu_view: Vec<CpuView>,
     /// Per CPU: see [`UtilMemo`].
     util_memo: Vec<UtilMemo>,
+    /// Per CPU: the EM estimate's `effective_cpu_util()` and its performance request,
+    /// kept while [`Rq::em_stale`] is clear.
+    em_util: Vec<(u64, u64)>,
     /// Per CPU: its position in its frequency domain's CPU list (schedutil's `cpu`).
     sugov_pos: Vec<usize>,
     /// The fast path's LLC span: every CPU (see [`crate::sim::placement`]).
@@ -559,6 +562,7 @@ impl<'p> Engine<'p> {
                 .collect(),
             cpu_view: Vec::new(),
             util_memo: vec![(None, (0, 0)); n],
+            em_util: vec![(0, 0); n],
             sugov_pos: platform
                 .cpus
                 .iter()
@@ -643,8 +647,11 @@ impl<'p> Engine<'p> {
     fn finish(mut self) -> (Metrics, Option<Result<Trace, String>>) {
         for c in 0..self.rqs.len() {
             self.acct(c);
-            if let (Some(st), Some(ci)) = (self.rqs[c].idle, self.idle[c].as_mut()) {
-                ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+            if let Some(st) = self.rqs[c].idle {
+                let since = self.unfold_ticks(c, &st);
+                if let Some(ci) = self.idle[c].as_mut() {
+                    ci.exit(st.idx, since, self.now, false, self.tick_nsec as i64);
+                }
             }
         }
         for d in &mut self.doms {
@@ -815,7 +822,7 @@ impl<'p> Engine<'p> {
         };
         update_rq_clock_task(&mut r.clock, delta, irq_delta, &cpu, &self.profile);
         if irq_delta != 0 {
-            r.sugov_stale = true;
+            r.inputs_written();
             update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
@@ -873,7 +880,7 @@ impl<'p> Engine<'p> {
             }
         }
         let r = &mut self.rqs[c];
-        r.sugov_stale = true;
+        r.inputs_written();
         let before = traced.then_some(r.cfs);
         let ret = __update_load_avg_cfs_rq(
             now,
@@ -892,7 +899,7 @@ impl<'p> Engine<'p> {
     /// `update_rt_rq_load_avg()`; returns whether the signal decayed.
     fn update_rt(&mut self, c: usize, running: bool) -> bool {
         let r = &mut self.rqs[c];
-        r.sugov_stale = true;
+        r.inputs_written();
         let now = rq_clock_pelt(&r.clock);
         update_rt_rq_load_avg(now, &mut r.rt, i32::from(running), self.tables) != 0
     }

@@ -17,14 +17,14 @@ impl Engine<'_> {
         let ucfg = self.ucfg;
         let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
         uclamp_rq_inc(&mut r.uclamp, &mut task.uclamp, false, &ucfg);
-        r.sugov_stale = true;
+        r.inputs_written();
     }
 
     pub(super) fn enqueue(&mut self, c: usize, t: usize) {
         self.enqueue_task_start(c, t);
         if self.tasks[t].is_fair() {
             util_est_enqueue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
-            self.rqs[c].sugov_stale = true;
+            self.rqs[c].inputs_written();
             self.tr_util_est_cfs(c);
             if std::mem::take(&mut self.tasks[t].in_iowait) {
                 self.cpufreq_update_flags(c, SCHED_CPUFREQ_IOWAIT);
@@ -47,7 +47,7 @@ impl Engine<'_> {
                     }
                 }
                 attach_entity_load_avg(&mut r.cfs, &mut task.avg, task.weight, self.tables);
-                r.sugov_stale = true;
+                r.inputs_written();
                 decayed = true;
             }
             let idle = self.task_counts_idle(t);
@@ -69,7 +69,7 @@ impl Engine<'_> {
             let running = self.curr_is_rt(c);
             self.update_rt(c, running);
             self.rqs[c].nr_rt += 1;
-            self.rqs[c].sugov_stale = true;
+            self.rqs[c].inputs_written();
             self.cpufreq_update(c);
         }
         self.rec.enqueue(t, &self.tasks[t], c);
@@ -95,7 +95,7 @@ impl Engine<'_> {
         let is_curr = self.rqs[c].curr == Some(t);
         if self.tasks[t].is_fair() {
             util_est_dequeue(&mut self.rqs[c].cfs, &self.tasks[t].avg);
-            self.rqs[c].sugov_stale = true;
+            self.rqs[c].inputs_written();
             self.tr_util_est_cfs(c);
             let cpu = UtilEstCpu {
                 capacity_orig: self.rqs[c].capacity_orig,
@@ -136,7 +136,7 @@ impl Engine<'_> {
         } else {
             self.update_rt(c, is_curr);
             self.rqs[c].nr_rt -= 1;
-            self.rqs[c].sugov_stale = true;
+            self.rqs[c].inputs_written();
         }
         if is_curr {
             let ran = self.now.saturating_sub(self.tasks[t].slice_start);
@@ -145,7 +145,7 @@ impl Engine<'_> {
         let ucfg = self.ucfg;
         let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
         uclamp_rq_dec(&mut r.uclamp, &mut task.uclamp, &ucfg);
-        r.sugov_stale = true;
+        r.inputs_written();
         if is_curr {
             r.curr = None;
             r.gen += 1;
@@ -161,7 +161,7 @@ impl Engine<'_> {
         if self.tasks[t].is_fair() {
             let (r, task) = (&mut self.rqs[src], &mut self.tasks[t]);
             detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
-            r.sugov_stale = true;
+            r.inputs_written();
             task.avg.last_update_time = 0;
         }
         self.enqueue(dst, t);
@@ -194,9 +194,9 @@ impl Engine<'_> {
                 }
                 let mut exit_lat = 0;
                 if let Some(st) = self.rqs[c].idle.take() {
+                    let since = self.unfold_ticks(c, &st);
                     if let Some(ci) = self.idle[c].as_mut() {
-                        let miss =
-                            ci.exit(st.idx, st.since, self.now, false, self.tick_nsec as i64);
+                        let miss = ci.exit(st.idx, since, self.now, false, self.tick_nsec as i64);
                         exit_lat = ci.exit_latency_ns(st.idx);
                         self.tr_idle_exit(c, st.idx, miss);
                     }
@@ -236,7 +236,7 @@ impl Engine<'_> {
             let r = &mut self.rqs[c];
             update_idle_rq_clock_pelt(&mut r.clock, r.cfs.util_sum, r.rt.util_sum, 0, self.tables);
             r.idle_calls += 1;
-            r.sugov_stale = true;
+            r.inputs_written();
             r.idle_stamp = r.clock.clock;
             self.tr_switch(c);
             self.idle_enter(c);
@@ -270,7 +270,7 @@ impl Engine<'_> {
         let now = self.now;
         if self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
             // One state under teo: state 0, the tick kept (see `CpuIdle::new`).
-            self.rqs[c].idle = Some(IdleStay { idx: 0, since: now });
+            self.rqs[c].idle = Some(IdleStay::new(0, now));
             return;
         }
         let traced = self.trace.is_some();
@@ -303,10 +303,7 @@ impl Engine<'_> {
         };
         let before = traced.then(|| ci.gov.clone());
         let sel = ci.select(&env);
-        r.idle = Some(IdleStay {
-            idx: sel.idx,
-            since: now,
-        });
+        r.idle = Some(IdleStay::new(sel.idx, now));
         r.tick_stopped = r.tick_stopped || sel.stop_tick;
         self.tr_idle_select(c, &env, &sel, before);
     }

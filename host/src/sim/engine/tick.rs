@@ -127,17 +127,17 @@ impl Engine<'_> {
     pub(super) fn tick_idle(&mut self, c: usize) {
         if let Some(st) = self.rqs[c].idle {
             if !self.rqs[c].tick_stopped {
-                // Without a governor the stay goes on in the same state, whose energy is
-                // an exact integer sum however its interval is split: accounted later.
-                if !self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
+                if self.idle[c].as_ref().is_some_and(|ci| ci.skip_governor) {
+                    self.fold_tick(c);
+                } else {
                     self.acct(c);
+                    if let Some(ci) = self.idle[c].as_mut() {
+                        let miss = ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
+                        self.tr_idle_exit(c, st.idx, miss);
+                    }
+                    self.rqs[c].idle = None;
+                    self.idle_enter(c);
                 }
-                if let Some(ci) = self.idle[c].as_mut() {
-                    let miss = ci.exit(st.idx, st.since, self.now, true, self.tick_nsec as i64);
-                    self.tr_idle_exit(c, st.idx, miss);
-                }
-                self.rqs[c].idle = None;
-                self.idle_enter(c);
             }
         }
         if self.now.saturating_sub(self.rqs[c].last_blocked_update) >= BLOCKED_UPDATE_NS {
@@ -146,7 +146,7 @@ impl Engine<'_> {
             // `__update_blocked_others()`: rt and irq; then `__update_blocked_fair()`.
             let mut decayed = self.update_rt(c, false);
             let r = &mut self.rqs[c];
-            r.sugov_stale = true;
+            r.inputs_written();
             decayed |= update_irq_load_avg(
                 r.clock.clock,
                 &mut r.irq,
@@ -163,27 +163,78 @@ impl Engine<'_> {
         }
     }
 
+    /// The tick wakes `c` (idle, tick kept, no governor) and it goes back to the same state
+    /// (`idle_enter()` would pick state 0 again): the exit and re-entry are folded into the
+    /// stay, to be counted when it ends ([`Self::unfold_ticks`]). The energy of the stay is
+    /// an exact integer sum however its interval is split, no governor reads the
+    /// statistics meanwhile, and only a trace (which keeps the governor) records each exit.
+    fn fold_tick(&mut self, c: usize) {
+        let now = self.now;
+        if let Some(st) = self.rqs[c].idle.as_mut() {
+            if st.ticks == 0 {
+                st.first_tick = now;
+            }
+            st.ticks += 1;
+            st.last_tick = now;
+        }
+    }
+
+    /// The tick-time exits folded into stay `st` of `c`, counted as they happened: the
+    /// first ends the part before it, each later one a whole tick period. Returns when the
+    /// stay's last part began (its entry, or the last folded tick).
+    pub(super) fn unfold_ticks(&mut self, c: usize, st: &IdleStay) -> u64 {
+        if st.ticks == 0 {
+            return st.since;
+        }
+        let period = self.tick_nsec;
+        debug_assert_eq!(st.last_tick - st.first_tick, (st.ticks - 1) * period);
+        if let Some(ci) = self.idle[c].as_mut() {
+            ci.exit(st.idx, st.since, st.first_tick, true, period as i64);
+            ci.exit_repeated(st.idx, period, st.ticks - 1);
+        }
+        st.last_tick
+    }
+
     /// The EM's estimate of the platform's power now, in `cost × util` units summed over
     /// performance domains (`em_cpu_energy()` of each with its current utilizations).
     /// Each CPU's `effective_cpu_util()` input is schedutil's view of it (every field the
     /// same, its `cpu_util_cfs()` kept between ticks while the signals hold) without the
-    /// two fields only schedutil has.
+    /// two fields only schedutil has. A CPU whose inputs were not written since the last
+    /// estimate (an idle CPU between its blocked-load updates) keeps its result.
     pub(super) fn eas_estimate(&mut self) -> u128 {
         let uclamp_used = self.keys.uclamp_is_used;
-        let (rqs, memo) = (&self.rqs, &mut self.util_memo);
+        let Engine {
+            rqs,
+            util_memo,
+            em_util,
+            platform,
+            ..
+        } = self;
         let mut total = 0u128;
-        for d in &self.platform.domains {
+        for d in &platform.domains {
             let Some(em) = d.em.as_ref() else { continue };
             let (mut sum, mut max) = (0u64, 0u64);
             for &c in &d.cpus {
-                let e = effective_cpu_util(&EffectiveUtilInput {
-                    uclamp_used,
-                    util_cfs_boost: 0,
-                    idle_calls: 0,
-                    ..sugov_rq(&rqs[c], c, &mut memo[c])
-                });
-                sum += e.ret;
-                max = max.max(sugov_effective_cpu_perf(e.ret, e.min, e.max));
+                let r = &rqs[c];
+                let util = |memo: &mut UtilMemo| {
+                    let e = effective_cpu_util(&EffectiveUtilInput {
+                        uclamp_used,
+                        util_cfs_boost: 0,
+                        idle_calls: 0,
+                        ..sugov_rq(r, c, memo)
+                    });
+                    (e.ret, sugov_effective_cpu_perf(e.ret, e.min, e.max))
+                };
+                if r.em_stale {
+                    em_util[c] = util(&mut util_memo[c]);
+                    rqs[c].em_stale = false;
+                } else {
+                    // Every write of an input marks the CPU stale: the tests check it.
+                    debug_assert_eq!(em_util[c], util(&mut { util_memo[c] }));
+                }
+                let (ret, perf) = em_util[c];
+                sum += ret;
+                max = max.max(perf);
             }
             total += u128::from(em_cpu_energy(em, max.min(d.capacity), sum, d.capacity).energy);
         }

@@ -276,7 +276,7 @@ impl Engine<'_> {
             self.migrate_task_rq_fair(t, prev);
             let (r, task) = (&mut self.rqs[prev], &mut self.tasks[t]);
             detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
-            r.sugov_stale = true;
+            r.inputs_written();
             task.avg.last_update_time = 0;
         }
         self.tasks[t].woke_at = Some(self.now);
@@ -340,7 +340,7 @@ impl Engine<'_> {
                 if self.tasks[t].is_fair() {
                     let (r, task) = (&mut self.rqs[c], &mut self.tasks[t]);
                     detach_entity_load_avg(&mut r.cfs, &task.avg, task.weight, self.tables);
-                    r.sugov_stale = true;
+                    r.inputs_written();
                     task.avg.last_update_time = 0;
                 }
                 self.tasks[t].yielded = false;
