@@ -383,6 +383,16 @@ impl ScheduleMark {
         let (p, ts) = self.attached?;
         (p == prev && self.update_curr(prev).is_none()).then_some(ts)
     }
+
+    /// A balance pulled a task onto this CPU while the idle task ran (the SCHED softirq on
+    /// an idle CPU): attach_task()'s check_preempt_curr() (core.c) reschedules the idle
+    /// task, which is queued (init_idle() sets its `on_rq`), so it asks for
+    /// rq_clock_skip_update(): the `__schedule()` that follows reads no clock and picks
+    /// the pulled task on the attach's (6.1 `periodic-100ms`, cpu0 at 14.3449 s: `p50`
+    /// set_next_entity() on the pull's `now`, its `sched_switch` 42 µs later).
+    fn idle_pull(&self, prev: i32) -> bool {
+        prev == 0 && self.attach
+    }
 }
 
 /// The trace-clock → rq-clock offsets (ns) of the inferred replay, estimated over the whole
@@ -946,6 +956,7 @@ impl InferReplay {
         cpu: u32,
         s: &Switch<'_>,
         (update_curr, attach): (Option<u64>, Option<u64>),
+        idle_pull: bool,
     ) -> Result<(), String> {
         let stamp = ts;
         let known = self.cpus.get(&cpu).and_then(|c| c.curr);
@@ -979,6 +990,12 @@ impl InferReplay {
             _ => match (update_curr, attach) {
                 (Some(at), _) if s.prev_pid != 0 => self.at(ClockPoint::PutPrev, at),
                 (None, Some(at)) => self.at(ClockPoint::Attach, at),
+                // The pull's clock: the rq clock's last update ([`Cpu::clock_read`]).
+                _ if idle_pull => self
+                    .cpus
+                    .get(&cpu)
+                    .and_then(|c| c.clock_read)
+                    .map_or(ts, |r| r.min(ts)),
                 _ => ts,
             },
         };
@@ -1702,7 +1719,7 @@ impl InferReplay {
             } => self.groups.fork(parent_pid, child_pid),
             Event::Switch(ref s) => {
                 let clock = (mark.update_curr(s.prev_pid), mark.attach_clock(s.prev_pid));
-                self.switch(ts, cpu, s, clock)?;
+                self.switch(ts, cpu, s, clock, mark.idle_pull(s.prev_pid))?;
                 self.resume_deferred(s.next_pid, cpu, ts);
             }
             Event::Wakeup {
@@ -2387,6 +2404,22 @@ mod tests {
         assert_eq!(m.attach_clock(9), None);
         m.event(4, 0, 7, &rt(7));
         assert_eq!((m.update_curr(7), m.attach_clock(7)), (Some(4), None));
+    }
+
+    /// A pull onto an idle CPU (the SCHED softirq's balance) makes its next switch from
+    /// the idle task run on the pull's clock; a sched event in between ends that.
+    #[test]
+    fn a_switch_from_idle_after_a_pull_runs_on_its_clock() {
+        let mut m = ScheduleMark::default();
+        for (ts, ev) in [(1, Event::HrtimerExit), (2, migrate("p50", 8, 1, 0))] {
+            m.event(ts, 0, 0, &ev);
+        }
+        assert!(m.idle_pull(0));
+        assert!(!m.idle_pull(7));
+        // A pull from this CPU is not one onto it.
+        let mut n = ScheduleMark::default();
+        n.event(2, 0, 0, &migrate("p50", 8, 0, 1));
+        assert!(!n.idle_pull(0));
     }
 
     /// do_exit() can wake another task and be preempted between `sched_process_exit` and
