@@ -1736,8 +1736,14 @@ impl InferReplay {
                 // or when this CPU runs its wake list.
                 let waking = self.tasks.get_mut(&pid).and_then(|t| t.waking.take());
                 let ts = match waking {
-                    Some((_, wcpu)) if wcpu != cpu => {
-                        let at = self.at(ClockPoint::QueuedWakeup, ts);
+                    Some((w, wcpu)) if wcpu != cpu => {
+                        // The median read before `sched_wakeup`, unless the wakee's first
+                        // `sched_stat_runtime` chains the read (after its `sched_waking`).
+                        let median = self.at(ClockPoint::QueuedWakeup, ts);
+                        let at = match self.wakelist_chain(ts, cpu, pid) {
+                            Some(ch) if ch >= w && ch + SKIP_SLACK < median => ch,
+                            _ => median,
+                        };
                         *self
                             .cpus
                             .entry(cpu)
