@@ -203,7 +203,10 @@ impl InferReplay {
         for n in n + 1..n + MAX_CHAIN_EVENTS {
             match ahead.nth_on(line, ts, cpu, n)? {
                 (stamp, Next::Runtime(p, runtime)) if p == pid => {
-                    return self.at(ClockPoint::PutPrev, stamp).checked_sub(runtime);
+                    // update_curr() reads the clock right before it writes the event
+                    // (a dequeue's, a tick's, a local wake-up's); not a put_prev's, whose
+                    // read is __schedule()'s, 29 µs earlier at the median.
+                    return self.at(ClockPoint::Dequeue, stamp).checked_sub(runtime);
                 }
                 (_, Next::Switch(..) | Next::SleepToIdle(_)) => return None,
                 _ => {}
