@@ -25,8 +25,12 @@ pub const WINDOW_NS: u64 = 10_000_000;
 pub enum Next {
     /// `sched_switch` from `prev`, which sleeps (or exits), to the idle task.
     SleepToIdle(i32),
-    /// `sched_stat_runtime` of this pid.
-    Runtime(i32),
+    /// Another `sched_switch`: (prev, next).
+    Switch(i32, i32),
+    /// `sched_stat_runtime` of this pid, with its `runtime=` (ns).
+    Runtime(i32, u64),
+    /// `cpu_idle` (entry or exit).
+    Idle,
     /// Any other sched event, timer or softirq event.
     Other,
 }
@@ -66,12 +70,17 @@ impl Lookahead {
     /// What `cpu` writes next after line `line` (the replay's current record at `ts`),
     /// with its stamp, if within [`WINDOW_NS`].
     pub fn next_on(&mut self, line: u64, ts: u64, cpu: u32) -> Option<(u64, Next)> {
+        self.nth_on(line, ts, cpu, 0)
+    }
+
+    /// The `n`-th event (from 0) `cpu` writes after line `line`, as [`Self::next_on`].
+    pub fn nth_on(&mut self, line: u64, ts: u64, cpu: u32, n: usize) -> Option<(u64, Next)> {
         while self.queue.front().is_some_and(|a| a.0 <= line) {
             self.queue.pop_front();
         }
         let horizon = ts.saturating_add(WINDOW_NS);
         loop {
-            if let Some(a) = self.queue.iter().find(|a| a.2 == cpu) {
+            if let Some(a) = self.queue.iter().filter(|a| a.2 == cpu).nth(n) {
                 return (a.1 <= horizon).then_some((a.1, a.3));
             }
             if self.end || self.read_to > horizon {
@@ -123,7 +132,9 @@ impl Lookahead {
             Ok(Event::Switch(s)) if !s.prev_runnable() && s.next_pid == 0 => {
                 Next::SleepToIdle(s.prev_pid)
             }
-            Ok(Event::StatRuntime { pid, .. }) => Next::Runtime(pid),
+            Ok(Event::Switch(s)) => Next::Switch(s.prev_pid, s.next_pid),
+            Ok(Event::CpuIdle { .. }) => Next::Idle,
+            Ok(Event::StatRuntime { pid, runtime, .. }) => Next::Runtime(pid, runtime),
             Ok(Event::Other | Event::PeltCall(_)) | Err(_) => return,
             Ok(ref e) if is_answer_key(e) => return,
             Ok(_) => Next::Other,
@@ -160,12 +171,18 @@ cpus=2
         // A preempted task's switch to idle is not a sleep.
         assert_eq!(
             a.next_on(3, 15_376_010_000, 0),
-            Some((15_376_070_000, Next::Other))
+            Some((15_376_070_000, Next::Switch(123, 0)))
         );
         assert_eq!(
             a.next_on(1, 15_376_000_000, 0).map(|n| n.1),
-            Some(Next::Other)
+            Some(Next::Switch(123, 0))
         );
+        // The events after the next one.
+        let mut b = ahead();
+        let nth = |b: &mut Lookahead, n| b.nth_on(1, 15_376_000_000, 0, n).map(|n| n.1);
+        assert_eq!(nth(&mut b, 0), Some(Next::Runtime(123, 1000)));
+        assert_eq!(nth(&mut b, 1), Some(Next::Switch(123, 0)));
+        assert_eq!(nth(&mut b, 2), None);
     }
 
     /// An exec() between two switch-outs: the second prints the new comm (6.12

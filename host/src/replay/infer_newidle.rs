@@ -112,6 +112,10 @@ pub(super) struct Newidle {
     counts: [u64; 4],
 }
 
+/// How many events after its switch-in [`InferReplay::wakelist_chain`] looks through
+/// for the wakee's first `sched_stat_runtime`.
+const MAX_CHAIN_EVENTS: usize = 16;
+
 /// `SCHEDMATH_REPLAY_EXPLAIN=newidle`.
 fn explain() -> bool {
     std::env::var("SCHEDMATH_REPLAY_EXPLAIN").is_ok_and(|v| v == "newidle")
@@ -192,6 +196,48 @@ impl InferReplay {
             .ahead
             .as_mut()
             .is_some_and(|a| a.renamed(line, ts, pid))
+    }
+
+    /// The trace time of the clock an idle `cpu` read to run its wake list for `pid`
+    /// (sched_ttwu_pending(), core.c), from what it writes next: the switch from the idle
+    /// task to `pid` runs on that clock (the wake-up asked to skip the next clock update:
+    /// check_preempt_curr() / wakeup_preempt()), so set_next_entity() starts `pid`'s
+    /// `exec_start` there, and `pid`'s first `sched_stat_runtime` (update_curr(), fair.c)
+    /// gives that clock back as its own read minus `runtime=`. A vCPU paused between the
+    /// read and its events moves the read far from the `sched_wakeup` (6.1 `hogs-nice`,
+    /// cpu1 at 12.5357 s: `khugepaged` woken on a clock read 260 µs before its
+    /// `sched_wakeup`, `runtime=313839` 54 µs after its switch). `None` unless the CPU
+    /// writes that switch next.
+    pub(super) fn wakelist_chain(&mut self, ts: u64, cpu: u32, pid: i32) -> Option<u64> {
+        if self.cpus.get(&cpu).and_then(|c| c.curr) != Some(0) {
+            return None;
+        }
+        let line = self.newidle.line;
+        let ahead = self.newidle.ahead.as_mut()?;
+        // The idle exit, then the switch.
+        let mut n = 0;
+        while ahead.nth_on(line, ts, cpu, n)?.1 == Next::Idle {
+            n += 1;
+        }
+        if ahead.nth_on(line, ts, cpu, n)?.1 != Next::Switch(0, pid) {
+            return None;
+        }
+        // Its first update_curr() on this CPU (each writes the event); another CPU's
+        // task's (a remote wake-up's enqueue) or any other event in between does not move
+        // `exec_start`; a switch does.
+        for n in n + 1..n + MAX_CHAIN_EVENTS {
+            match ahead.nth_on(line, ts, cpu, n)? {
+                (stamp, Next::Runtime(p, runtime)) if p == pid => {
+                    // update_curr() reads the clock right before it writes the event
+                    // (a dequeue's, a tick's, a local wake-up's); not a put_prev's, whose
+                    // read is __schedule()'s, 29 µs earlier at the median.
+                    return self.at(ClockPoint::Dequeue, stamp).checked_sub(runtime);
+                }
+                (_, Next::Switch(..) | Next::SleepToIdle(_)) => return None,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// `pid`'s `sched_stat_runtime` on `cpu` at `ts`: its dequeue's, if the CPU writes
