@@ -983,7 +983,7 @@ impl InferReplay {
                 }
                 if let (Some(avg), Some(_)) = (task.avg.as_mut(), task.weight) {
                     if now >= avg.last_update_time {
-                        if task.trail.len() < MAX_TRAIL {
+                        if task.trail.len() < MAX_TRAIL && super::explaining() {
                             task.trail.push((now, *avg, se.on_rq, se.is_curr));
                         }
                         __update_load_avg_se(now, avg, &se, t);
@@ -2206,17 +2206,19 @@ impl InferReplay {
                 let mut p = ours;
                 let mut removed = cpu.removed;
                 update_cfs_rq_load_avg(c.now, &mut p, &mut removed, w, n, curr, t);
-                explain(
-                    &format!("cpu{ncpu} /"),
-                    ts,
-                    c,
-                    &ours,
-                    &p,
-                    &kbefore,
-                    &kafter,
-                    (w, u64::from(n), curr),
-                    t,
-                );
+                if super::explaining() {
+                    explain(
+                        &format!("cpu{ncpu} /"),
+                        ts,
+                        c,
+                        &ours,
+                        &p,
+                        &kbefore,
+                        &kafter,
+                        (w, u64::from(n), curr),
+                        t,
+                    );
+                }
                 compare(&mut cpu.stats, &p, &kafter, false);
                 cpu.stats.entity = format!("cpu{ncpu} /");
                 let perf = |u: u64| sugov_effective_cpu_perf(u, 0, 1024) as f64 * 100.0 / 1024.0;
@@ -2278,18 +2280,23 @@ impl InferReplay {
                     __update_load_avg_se(c.now, &mut p, &se, t);
                 }
                 let name = format!("pid {pid} {}", task.comm);
-                explain(
-                    &format!("pid {pid}"),
-                    ts,
-                    c,
-                    &ours,
-                    &p,
-                    &kbefore,
-                    &kafter,
-                    (se.load_weight, u64::from(se.on_rq), se.is_curr),
-                    t,
-                );
-                explain_trail(&format!("pid {pid}"), &std::mem::take(&mut task.trail));
+                if super::explaining() {
+                    explain(
+                        &format!("pid {pid}"),
+                        ts,
+                        c,
+                        &ours,
+                        &p,
+                        &kbefore,
+                        &kafter,
+                        (se.load_weight, u64::from(se.on_rq), se.is_curr),
+                        t,
+                    );
+                }
+                let trail = std::mem::take(&mut task.trail);
+                if super::explaining() {
+                    explain_trail(&format!("pid {pid}"), &trail);
+                }
                 task.stats.entity = name;
                 task.settle();
                 if defer_ue && has_ue {
@@ -2426,14 +2433,11 @@ fn explain(
     inputs: (u64, u64, bool),
     t: &PeltTables,
 ) {
-    let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
-        return;
-    };
-    // A comma-separated list explains several entities, each line then named.
-    let many = want.contains(',');
-    if !want.split(',').any(|w| w.trim() == name) {
+    if !super::explains(name) {
         return;
     }
+    // A list explains several entities, each line then named.
+    let many = super::explain_names().len() > 1;
     let _ = t;
     if many {
         eprint!("[{name}] ");
@@ -2485,10 +2489,7 @@ fn explain(
 
 /// Debug aid: with `explain`, our updates of a task since its previous record.
 fn explain_trail(name: &str, trail: &[(u64, SchedAvg, bool, bool)]) {
-    let Ok(want) = std::env::var("SCHEDMATH_REPLAY_EXPLAIN") else {
-        return;
-    };
-    if !want.split(',').any(|w| w.trim() == name) {
+    if !super::explains(name) {
         return;
     }
     for (now, pre, on_rq, running) in trail {

@@ -147,7 +147,7 @@ impl CpuRq {
 
 /// `SCHEDMATH_REPLAY_EXPLAIN=delayed`: print each sleep's cfs_rq and decision.
 pub fn explain() -> bool {
-    std::env::var("SCHEDMATH_REPLAY_EXPLAIN").is_ok_and(|v| v == "delayed")
+    crate::replay::explains("delayed")
 }
 
 /// The EEVDF state of every CPU's cfs_rq.

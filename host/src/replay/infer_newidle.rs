@@ -118,7 +118,7 @@ const MAX_CHAIN_EVENTS: usize = 16;
 
 /// `SCHEDMATH_REPLAY_EXPLAIN=newidle`.
 fn explain() -> bool {
-    std::env::var("SCHEDMATH_REPLAY_EXPLAIN").is_ok_and(|v| v == "newidle")
+    crate::replay::explains("newidle")
 }
 
 impl InferReplay {

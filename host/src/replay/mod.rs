@@ -20,6 +20,7 @@ pub mod stats;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::Context;
 use schedmath::profile::{Profile, UtilEstVersion};
@@ -168,6 +169,28 @@ pub fn read_meta(trace: &Path) -> anyhow::Result<Option<(PathBuf, serde_json::Va
     Ok(Some((meta, v)))
 }
 
+/// Debug aid: the names `SCHEDMATH_REPLAY_EXPLAIN` lists, comma-separated (`cpu0 /`,
+/// `pid N`, `cpu1 se /fg`, `delayed`, `newidle`), read once: the replay asks at every
+/// answer-key record. Empty when unset.
+pub(crate) fn explain_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        std::env::var("SCHEDMATH_REPLAY_EXPLAIN")
+            .map(|v| v.split(',').map(|w| w.trim().to_string()).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// Whether `SCHEDMATH_REPLAY_EXPLAIN` is set at all.
+pub(crate) fn explaining() -> bool {
+    !explain_names().is_empty()
+}
+
+/// Whether `SCHEDMATH_REPLAY_EXPLAIN` names `name`.
+pub(crate) fn explains(name: &str) -> bool {
+    explain_names().iter().any(|w| w == name)
+}
+
 /// CONFIG_HZ assumed when the trace has no `meta.json`: Debian's amd64 kernels' 250.
 pub const DEFAULT_HZ: u32 = 250;
 
@@ -187,7 +210,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Report> {
     // The inferred replay's clock offset needs a first pass over the whole trace.
     let offset = if args.infer {
         let o = infer::clock_offset(|| open(&args.trace), &name)?;
-        if std::env::var_os("SCHEDMATH_REPLAY_EXPLAIN").is_some() {
+        if explaining() {
             eprintln!("clock offsets: {o:?}");
         }
         o
@@ -338,7 +361,7 @@ pub fn replay_with<R: Read>(
         }
     }
     if let Some(d) = inf.decisions() {
-        if std::env::var_os("SCHEDMATH_REPLAY_EXPLAIN").is_some() {
+        if explaining() {
             eprintln!("delayed dequeue decisions: {d:?}");
         }
     }
