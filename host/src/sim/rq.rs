@@ -35,10 +35,9 @@ pub struct IdleStay {
     pub since: u64,
     /// Tick-time exits and re-entries into the same state folded into this stay (a CPU
     /// whose governor is skipped: see `Engine::tick_idle`): how many, and the first's
-    /// and last's time (ns).
+    /// time (ns); the others follow it a tick period apart.
     pub ticks: u64,
     pub first_tick: u64,
-    pub last_tick: u64,
 }
 
 impl IdleStay {
@@ -49,7 +48,6 @@ impl IdleStay {
             since,
             ticks: 0,
             first_tick: 0,
-            last_tick: 0,
         }
     }
 }

@@ -174,8 +174,8 @@ impl Engine<'_> {
             if st.ticks == 0 {
                 st.first_tick = now;
             }
+            debug_assert_eq!(now, st.first_tick + st.ticks * self.tick_nsec);
             st.ticks += 1;
-            st.last_tick = now;
         }
     }
 
@@ -187,12 +187,11 @@ impl Engine<'_> {
             return st.since;
         }
         let period = self.tick_nsec;
-        debug_assert_eq!(st.last_tick - st.first_tick, (st.ticks - 1) * period);
         if let Some(ci) = self.idle[c].as_mut() {
             ci.exit(st.idx, st.since, st.first_tick, true, period as i64);
             ci.exit_repeated(st.idx, period, st.ticks - 1);
         }
-        st.last_tick
+        st.first_tick + (st.ticks - 1) * period
     }
 
     /// The EM's estimate of the platform's power now, in `cost × util` units summed over
