@@ -10,7 +10,7 @@ use schedmath::pelt::SchedAvg;
 use schedmath::util_est::_task_util_est;
 use serde_json::json;
 
-use super::stats::round3;
+use super::stats::{mean, round3};
 
 /// One entity's signal as the replay computed it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,11 +42,7 @@ impl Signal {
 
     /// Mean `util_avg` over the updates (0 without one).
     pub fn util_mean(&self) -> f64 {
-        if self.updates == 0 {
-            0.0
-        } else {
-            self.util_sum as f64 / self.updates as f64
-        }
+        mean(self.util_sum, self.updates)
     }
 }
 

@@ -75,10 +75,7 @@ impl Lookahead {
 
     /// The `n`-th event (from 0) `cpu` writes after line `line`, as [`Self::next_on`].
     pub fn nth_on(&mut self, line: u64, ts: u64, cpu: u32, n: usize) -> Option<(u64, Next)> {
-        while self.queue.front().is_some_and(|a| a.0 <= line) {
-            self.queue.pop_front();
-        }
-        let horizon = ts.saturating_add(WINDOW_NS);
+        let horizon = self.from(line, ts);
         loop {
             if let Some(a) = self.queue.iter().filter(|a| a.2 == cpu).nth(n) {
                 return (a.1 <= horizon).then_some((a.1, a.3));
@@ -94,10 +91,7 @@ impl Lookahead {
     /// switched out later within [`WINDOW_NS`] with another: it called exec() in between
     /// (begin_new_exec() sets the new comm).
     pub fn renamed(&mut self, line: u64, ts: u64, pid: i32) -> bool {
-        while self.queue.front().is_some_and(|a| a.0 <= line) {
-            self.queue.pop_front();
-        }
-        let horizon = ts.saturating_add(WINDOW_NS);
+        let horizon = self.from(line, ts);
         while !self.end && self.read_to <= horizon {
             self.read_one(line);
         }
@@ -108,6 +102,15 @@ impl Lookahead {
             .filter_map(|a| a.4.filter(|&(p, _)| p == pid).map(|(_, h)| h));
         let first = outs.next();
         first.is_some_and(|f| outs.any(|h| h != f))
+    }
+
+    /// Drops what the replay has read (up to line `line`); returns the window's edge for
+    /// the replay at `ts`.
+    fn from(&mut self, line: u64, ts: u64) -> u64 {
+        while self.queue.front().is_some_and(|a| a.0 <= line) {
+            self.queue.pop_front();
+        }
+        ts.saturating_add(WINDOW_NS)
     }
 
     /// Reads one record; a read error ends the look-ahead (the replay's reader reports it).

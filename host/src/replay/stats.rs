@@ -28,11 +28,7 @@ impl FieldErr {
 
     /// The mean |error| (0 when never compared).
     pub fn mean(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum as f64 / self.n as f64
-        }
+        mean(self.sum, self.n)
     }
 }
 
@@ -51,6 +47,15 @@ pub struct EntityStats {
     /// one (something outside pelt.c rewrote it: attach/detach, removed load, a new task),
     /// so the chain restarted from the kernel's state.
     pub restarts: u64,
+}
+
+/// `sum / n`, 0 for no sample.
+pub fn mean(sum: u128, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        sum as f64 / n as f64
+    }
 }
 
 /// Rounds a mean for JSON and tables (3 decimals).
