@@ -2550,6 +2550,16 @@ mod tests {
         }
     }
 
+    /// `sched_stat_runtime` of `pid` (update_curr()), for the tests here and in the
+    /// submodules.
+    pub(super) fn rt(pid: i32) -> Event<'static> {
+        Event::StatRuntime {
+            pid,
+            runtime: 1,
+            vruntime: None,
+        }
+    }
+
     /// A replay whose `cpus` have a cfs_rq at zero and the trace clock as rq clock (also
     /// for the submodules' tests).
     pub(super) fn on_cpus(cpus: &[u32]) -> InferReplay {
@@ -2567,11 +2577,6 @@ mod tests {
     /// attach's.
     #[test]
     fn a_dequeue_is_the_last_update_curr_after_the_last_event() {
-        let rt = |pid| Event::StatRuntime {
-            pid,
-            runtime: 1,
-            vruntime: None,
-        };
         let tick = Event::HrtimerExpire {
             function: "tick_sched_timer",
             now: None,
@@ -2612,11 +2617,6 @@ mod tests {
     /// its own put_prev's is switched out on that.
     #[test]
     fn a_switch_without_update_curr_after_an_attach_runs_on_its_clock() {
-        let rt = |pid| Event::StatRuntime {
-            pid,
-            runtime: 1,
-            vruntime: None,
-        };
         let pull = migrate("b", 8, 1, 0);
         let mut m = ScheduleMark::default();
         for (ts, ev) in [(1, Event::HrtimerExit), (2, pull), (3, rt(7))] {
@@ -2807,11 +2807,6 @@ mod tests {
         r.set_eevdf(2, 250);
         r.current(0, 7, "a");
         r.current(1, 8, "b");
-        let rt = |pid| Event::StatRuntime {
-            pid,
-            runtime: 1,
-            vruntime: None,
-        };
         let waking = Event::Wakeup {
             comm: "c",
             pid: 9,

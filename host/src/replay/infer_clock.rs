@@ -45,11 +45,7 @@ mod tests {
         }
         r.tasks.get_mut(&8).unwrap().on_rq = true;
         r.tasks.get_mut(&8).unwrap().cpu = 1;
-        let rt = Event::StatRuntime {
-            pid: 7,
-            runtime: 1,
-            vruntime: None,
-        };
+        let rt = crate::replay::infer::tests::rt(7);
         let pull = Event::Migrate {
             comm: "tick",
             pid: 8,

@@ -75,6 +75,7 @@ const PULL_WINDOW: u64 = 100_000;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::infer::tests::rt;
     use crate::trace::event::Event;
     use schedmath::profile::Profile;
 
@@ -106,11 +107,6 @@ mod tests {
     #[test]
     fn a_remote_enqueue_reads_the_clock_at_its_update_curr() {
         assert_eq!(enqueue_clock(&[]), Some(1_000));
-        let rt = |pid| Event::StatRuntime {
-            pid,
-            runtime: 1,
-            vruntime: None,
-        };
         assert_eq!(enqueue_clock(&[rt(5)]), Some(1_400_000));
         // Another task's update_curr() (not cpu1's running task) says nothing of it.
         assert_eq!(enqueue_clock(&[rt(7)]), Some(1_000));
@@ -122,11 +118,6 @@ mod tests {
     fn a_pulled_task_is_dequeued_at_the_source_update_curr() {
         let mut r = InferReplay::new(Profile::MAINLINE, None);
         r.current(0, 5, "hog");
-        let rt = |pid| Event::StatRuntime {
-            pid,
-            runtime: 1,
-            vruntime: None,
-        };
         assert_eq!(r.pull_dequeue(0, 25_000), 25_000);
         r.event(1_000, 1, &rt(5)).unwrap();
         assert_eq!(r.pull_dequeue(0, 25_000), 1_000);
