@@ -63,3 +63,30 @@ def test_replay_missing_trace(tmp_path):
     with pytest.raises(schedmath.SchedmathError) as e:
         schedmath.replay(tmp_path / "none.txt")
     assert str(tmp_path / "none.txt") in str(e.value)
+
+
+def test_a_board_trace_without_kernel_values_gives_computed_signals(tmp_path):
+    """6.1 `periodic-25pct-16ms` with the answer key's lines removed: the replay's own
+    numbers, as pandas reads them (host/tests/replay.rs checks the same run)."""
+    import gzip
+
+    from conftest import FIXTURES
+
+    cap = FIXTURES / "lab" / "6.1.0-57-amd64" / "periodic-25pct-16ms" / "report.txt.gz"
+    with gzip.open(cap, "rt") as f:
+        lines = [l for l in f if ": schedmath__pelt_update:" not in l and ": lisa__" not in l]
+    path = tmp_path / "board.txt"
+    path.write_text("".join(lines))
+    r = schedmath.replay(path, kernel="6.1.0-57")
+    assert r.totals == {"updates": 0, "exact": 0}
+    assert len(r.entities) == 0
+    c = r.computed.set_index("entity")
+    assert str(c["updates"].dtype) == "int64" and str(c["util_mean"].dtype) == "float64"
+    p = c.loc["pid 126 rt-app"]
+    assert (p["updates"], p["end_util"], p["util_mean"]) == (758, 263, 258.028)
+    assert not p["from_zero"] and c.loc["cpu1 /", "from_zero"]
+    assert c["end_util_est"].isna()["cpu1 /"]
+    w = schedmath.replay(path, kernel="6.1.0-57", profile="pelt-hl8").computed.set_index("entity")
+    # Halflife 8 beside the traced kernel's 32: max 478 against 389, same end (263).
+    row = w.loc["pid 126 rt-app"]
+    assert (row["util_max"], row["kernel_util_max"], row["kernel_end_util"]) == (478, 389, 263)

@@ -20,6 +20,13 @@ class ReplayResult:
     ``max_abs_err_<field>`` / ``mean_abs_err_<field>`` (float64, NaN: not compared) for
     util, load, runnable, util_est. ``totals``: ``{"updates", "exact"}``.
 
+    ``computed``: for a trace without the kernel's values (a board's, no probe records
+    and no LISA ``sched_pelt_*`` events), what the replay computed per entity —
+    ``updates``, ``util_max``, ``end_util``, ``end_load``, ``end_runnable`` (int64),
+    ``util_mean`` and ``end_util_est`` (float64, NaN for a cfs_rq), ``from_zero``
+    (bool: state before the trace taken as zero) and, for a what-if profile, the same
+    under the traced kernel's profile as ``kernel_*`` columns; empty otherwise.
+
     The replay module reports these per-entity aggregates; per-update recomputed
     signals are not part of its public API yet.
     """
@@ -53,6 +60,34 @@ class ReplayResult:
         df = pd.DataFrame(rows, columns=cols)
         types = {c: "float64" for c in cols[3:]}
         types.update(updates="int64", exact="int64")
+        return df.astype(types)
+
+    @property
+    def computed(self):
+        cols = ["entity", "updates", "util_mean", "util_max", "end_util", "end_load",
+                "end_runnable", "end_util_est", "from_zero"]
+        rows = []
+        for c in self.report.get("computed", []):
+            sides = [("", c)] + ([("kernel_", c["kernel"])] if "kernel" in c else [])
+            row = {"entity": c["entity"]}
+            for prefix, s in sides:
+                row.update({
+                    f"{prefix}updates": s["updates"], f"{prefix}util_mean": s["util_mean"],
+                    f"{prefix}util_max": s["util_max"], f"{prefix}end_util": s["end"]["util"],
+                    f"{prefix}end_load": s["end"]["load"],
+                    f"{prefix}end_runnable": s["end"]["runnable"],
+                    f"{prefix}end_util_est": s["end"]["util_est"],
+                    f"{prefix}from_zero": s["from_zero"],
+                })
+            rows.append(row)
+        if any("kernel_updates" in r for r in rows):
+            cols += ["kernel_" + c for c in cols[1:]]
+        df = pd.DataFrame(rows, columns=cols)
+        types = {}
+        for c in cols[1:]:
+            base = c.removeprefix("kernel_")
+            types[c] = {"util_mean": "float64", "end_util_est": "float64",
+                        "from_zero": "bool"}.get(base, "int64")
         return df.astype(types)
 
 
