@@ -177,6 +177,9 @@ struct Task {
     forked: bool,
     /// Without an answer key: what the replay computed ([`computed`]).
     computed: computed::Signal,
+    /// A wake-up migration's state after remove_entity_load_avg()'s sync, kept while
+    /// migrate_se_pelt_lag() has moved it on: the kernel records both updates.
+    synced: Option<SchedAvg>,
 }
 
 /// Updates kept per task between two answer-key records for `explain`.
@@ -1709,14 +1712,17 @@ impl InferReplay {
             };
             let lut = cfs.last_update_time;
             remove_entity_load_avg(lut, se, w, removed, t);
+            let mut synced = None;
             if let (Some(idle), Some(now)) = (idle_since, lag_now) {
                 if !load_avg_is_decayed(se) {
                     // clock_pelt_idle + (sched_clock_cpu() - clock_idle): without
                     // invariance the two idle clocks are one.
                     let now = if idle < lut { lut } else { now };
+                    synced = Some(*se);
                     __update_load_avg_blocked_se(now, se, w, t);
                 }
             }
+            task.synced = synced.filter(|s| s.last_update_time < se.last_update_time);
             return;
         }
         // A queued task (task_on_rq_migrating()): dequeue_entity() updated and detached it
@@ -2270,6 +2276,13 @@ impl InferReplay {
                     return;
                 };
                 let mut p = ours;
+                // migrate_task_rq_fair(): the sync's own record, before the lag's update
+                // (our task is at the lag's instant already): compared with the synced state.
+                if let Some(s) = task.synced.take() {
+                    if c.kind == PeltCallKind::BlockedSe && c.now < ours.last_update_time {
+                        p = s;
+                    }
+                }
                 let se = se_pelt(task);
                 if c.kind == PeltCallKind::BlockedSe {
                     let mut blocked = se;
