@@ -50,6 +50,8 @@ mod eevdf;
 mod group;
 #[path = "infer_newidle.rs"]
 mod newidle;
+#[path = "infer_pull.rs"]
+mod pull;
 #[path = "infer_remote.rs"]
 mod remote;
 #[path = "infer_softirq.rs"]
@@ -284,6 +286,8 @@ pub struct InferReplay {
     walks: softirq::Walks,
     /// The newly-idle balance's overload flag ([`newidle`]).
     newidle: newidle::Newidle,
+    /// v6.12: balance pulls placed by their dequeue's records ([`pull`]).
+    pulls: pull::Pulls,
     /// Exiting tasks switched out whose task_dead_fair() is still to come.
     dying: dead::Dying,
     /// Running tasks' `sched_stat_runtime` written by a remote enqueue ([`remote`]).
@@ -846,6 +850,7 @@ impl InferReplay {
             sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
             walks: softirq::Walks::default(),
             newidle: newidle::Newidle::default(),
+            pulls: pull::Pulls::default(),
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
         }
@@ -2126,6 +2131,7 @@ impl InferReplay {
             Event::PeltCall(ref c) => {
                 self.probe_key = true;
                 self.answer_call(ts, c);
+                self.pull_record(ts, cpu, c);
             }
             Event::PeltSe {
                 pid,
