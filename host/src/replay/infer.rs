@@ -50,6 +50,8 @@ mod eevdf;
 mod group;
 #[path = "infer_newidle.rs"]
 mod newidle;
+#[path = "infer_pull.rs"]
+mod pull;
 #[path = "infer_remote.rs"]
 mod remote;
 #[path = "infer_softirq.rs"]
@@ -93,6 +95,8 @@ struct Deferred {
     step: Step,
     /// cfs_rq updates before the step, counted from the previous step.
     after: u32,
+    /// `after` as the step was queued (a resumed or held move counts afresh).
+    updates: u32,
     /// The step runs in `pid`'s own context (do_exit()'s sched_move_task()): while `pid`
     /// is switched out on this CPU, neither its updates nor the sched events are the step's.
     own: bool,
@@ -285,6 +289,8 @@ pub struct InferReplay {
     walks: softirq::Walks,
     /// The newly-idle balance's overload flag ([`newidle`]).
     newidle: newidle::Newidle,
+    /// v6.12: balance pulls placed by their dequeue's records ([`pull`]).
+    pulls: pull::Pulls,
     /// Exiting tasks switched out whose task_dead_fair() is still to come.
     dying: dead::Dying,
     /// Running tasks' `sched_stat_runtime` written by a remote enqueue ([`remote`]).
@@ -847,6 +853,7 @@ impl InferReplay {
             sched_softirq: offsets.is_some_and(|o| o.point[ClockPoint::Softirq as usize].is_some()),
             walks: softirq::Walks::default(),
             newidle: newidle::Newidle::default(),
+            pulls: pull::Pulls::default(),
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
         }
@@ -1215,20 +1222,31 @@ impl InferReplay {
         if self.eevdf.is_none() {
             return (None, Vec::new());
         }
-        let prev = self.eevdf_weight(s.prev_pid, s.prev_prio);
-        let next = self.eevdf_weight(s.next_pid, s.next_prio);
+        let mut prev = self.eevdf_weight(s.prev_pid, s.prev_prio);
+        let mut next = self.eevdf_weight(s.next_pid, s.next_prio);
         // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed.
-        let special = self.tasks.get(&s.prev_pid).is_some_and(|t| t.exiting);
-        // With a task group queued here the root's average is not modelled: the sleeper
-        // is taken as eligible (dequeued as a special state would be).
-        let grouped = self.tasks.iter().any(|(&pid, t)| {
-            t.cpu == cpu && t.on_rq && !t.detached && self.groups.path(pid).is_some()
-        });
+        let mut special = self.tasks.get(&s.prev_pid).is_some_and(|t| t.exiting);
+        let decided = prev.is_some() && sleeping && !special;
+        let mut sleeps = sleeping;
+        // A grouped task stands for its group's entity on the root: it leaves (with
+        // DEQUEUE_SLEEP, never special: dequeue_entities()) when the group empties.
+        let fair = |prio| prio_weight(prio).is_some();
+        if prev.is_none() && s.prev_pid != 0 && fair(s.prev_prio) {
+            if let Some((key, w, others)) = self.eevdf_group(cpu, s.prev_pid) {
+                prev = Some((key, w));
+                sleeps = sleeping && !others;
+                special = false;
+            }
+        }
+        if next.is_none() && s.next_pid != 0 && fair(s.next_prio) {
+            next = self
+                .eevdf_group(cpu, s.next_pid)
+                .map(|(key, w, _)| (key, w));
+        }
         let Some(e) = self.eevdf.as_mut() else {
             return (None, Vec::new());
         };
-        let (delayed, picked) = e.schedule(cpu, ts, prev, sleeping, special || grouped, next);
-        let decided = prev.is_some() && sleeping && !special;
+        let (delayed, picked) = e.schedule(cpu, ts, prev, sleeps, special, next);
         (decided.then_some(delayed), picked)
     }
 
@@ -1443,25 +1461,29 @@ impl InferReplay {
         };
         // The cfs_rq's updates: the dequeue's, detach_entity_cfs_rq()'s (then the detach),
         // attach_entity_cfs_rq()'s (then the attach), the enqueue's, set_next_entity()'s.
+        let detach = match self.cpus.get(&cpu) {
+            Some(c) if c.deferred.len() + 2 > MAX_DEFERRED => return,
+            _ => self.move_detach_updates(ts, pid, cpu),
+        };
         let q = &mut self.cpus.entry(cpu).or_default().deferred;
-        if q.len() + 2 <= MAX_DEFERRED {
-            q.push_back(Deferred {
-                pid,
-                ts,
-                step: Step::Detach,
-                after: Step::Detach.move_updates(),
-                own: true,
-                held: false,
-            });
-            q.push_back(Deferred {
-                pid,
-                ts,
-                step: Step::Attach,
-                after: Step::Attach.move_updates(),
-                own: true,
-                held: false,
-            });
-        }
+        q.push_back(Deferred {
+            pid,
+            ts,
+            step: Step::Detach,
+            after: detach,
+            updates: detach,
+            own: true,
+            held: false,
+        });
+        q.push_back(Deferred {
+            pid,
+            ts,
+            step: Step::Attach,
+            after: Step::Attach.move_updates(),
+            updates: Step::Attach.move_updates(),
+            own: true,
+            held: false,
+        });
     }
 
     /// Runs the first deferred step of `cpu` if its cfs_rq update has been recorded
@@ -1514,7 +1536,7 @@ impl InferReplay {
         if let Some(c) = self.cpus.get_mut(&cpu) {
             for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {
                 d.ts = d.ts.max(ts);
-                d.after = d.step.move_updates();
+                d.after = d.updates;
             }
         }
     }
@@ -1530,7 +1552,7 @@ impl InferReplay {
         for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == curr) {
             d.held = true;
             d.ts = d.ts.max(ts);
-            d.after = d.step.move_updates();
+            d.after = d.updates;
         }
         Some(curr)
     }
@@ -1762,6 +1784,7 @@ impl InferReplay {
                 ts,
                 step: Step::Attach,
                 after: 1,
+                updates: 1,
                 own: false,
                 held: false,
             });
@@ -1982,6 +2005,14 @@ impl InferReplay {
                     if let Some(e) = self.eevdf.as_mut() {
                         e.wake(target, p, w, new, ts);
                     }
+                } else if prio_weight(prio).is_some() {
+                    // A grouped wakee: its group's entity is enqueued (or requeued when
+                    // delayed: enqueue_task_fair()'s requeue_delayed_entity()).
+                    if let Some((key, w, _)) = self.eevdf_group(target, pid) {
+                        if let Some(e) = self.eevdf.as_mut() {
+                            e.wake(target, key, w, false, ts);
+                        }
+                    }
                 }
                 let t = self.task(pid, comm);
                 t.on_rq = true;
@@ -2021,6 +2052,8 @@ impl InferReplay {
                     // Written on the destination: a balance there pulled it.
                     let (cpus, pulled) = ((orig_cpu, dest_cpu), cpu == dest_cpu);
                     e.migrate_queued(pid, cpus, w, (pulled, delayed), ts);
+                } else if queued.is_some() && orig_cpu != dest_cpu {
+                    self.migrate_group_entity(pid, (orig_cpu, dest_cpu), ts);
                 }
                 if dest_cpu == cpu {
                     if let Some(at) = mark.update_curr(curr) {
@@ -2109,6 +2142,7 @@ impl InferReplay {
             Event::PeltCall(ref c) => {
                 self.probe_key = true;
                 self.answer_call(ts, c);
+                self.pull_record(ts, cpu, c);
             }
             Event::PeltSe {
                 pid,

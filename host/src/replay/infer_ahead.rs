@@ -31,6 +31,8 @@ pub enum Next {
     Runtime(i32, u64),
     /// `cpu_idle` (entry or exit).
     Idle,
+    /// `sched_migrate_task`: (pid, orig_cpu, dest_cpu).
+    Migrate(i32, u32, u32),
     /// Any other sched event, timer or softirq event.
     Other,
 }
@@ -138,6 +140,12 @@ impl Lookahead {
             Ok(Event::Switch(s)) => Next::Switch(s.prev_pid, s.next_pid),
             Ok(Event::CpuIdle { .. }) => Next::Idle,
             Ok(Event::StatRuntime { pid, runtime, .. }) => Next::Runtime(pid, runtime),
+            Ok(Event::Migrate {
+                pid,
+                orig_cpu,
+                dest_cpu,
+                ..
+            }) => Next::Migrate(pid, orig_cpu, dest_cpu),
             Ok(Event::Other | Event::PeltCall(_)) | Err(_) => return,
             Ok(ref e) if is_answer_key(e) => return,
             Ok(_) => Next::Other,

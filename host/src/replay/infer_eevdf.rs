@@ -18,8 +18,12 @@
 //! from its run time between the replay's inferred clock instants (update_curr()), its
 //! weight from its priority, its placement from its stored lag (place_entity()); a task
 //! the trace shows first while running or queued starts at zero lag. The decision is then
-//! the core's `dequeue_entity()`. Group scheduling is not modelled: a grouped task is
-//! never delayed here.
+//! the core's `dequeue_entity()`. Task groups: each group's entity on a CPU's root
+//! cfs_rq is an entity here (a negative key, its weight from update_cfs_group()), curr
+//! while one of its tasks runs, dequeued with DEQUEUE_SLEEP (so possibly delayed) when its
+//! last queued task there leaves (dequeue_entities() adds the flag above the task's level
+//! and clears DEQUEUE_SPECIAL); the tasks inside a group are not: a grouped task is never
+//! delayed here.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -159,6 +163,8 @@ pub struct Eevdf {
     home: HashMap<i32, u32>,
     /// The model's decisions against the answer key.
     pub decisions: Decisions,
+    /// The key (a negative pid) of each group entity, per CPU and group path.
+    group_keys: BTreeMap<(u32, String), i32>,
 }
 
 impl Eevdf {
@@ -178,6 +184,7 @@ impl Eevdf {
             cpus: BTreeMap::new(),
             home: HashMap::new(),
             decisions: Decisions::default(),
+            group_keys: BTreeMap::new(),
         }
     }
 
@@ -484,6 +491,88 @@ impl Eevdf {
         }
     }
 
+    /// The model's key of task group `path`'s entity on `cpu`'s root cfs_rq: a negative
+    /// pid, one per CPU and group (each CPU has its own group sched_entity).
+    pub fn group_key(&mut self, cpu: u32, path: &str) -> i32 {
+        let next = -2 - self.group_keys.len() as i32;
+        *self
+            .group_keys
+            .entry((cpu, path.to_string()))
+            .or_insert(next)
+    }
+
+    /// A group entity (`key`, unscaled `weight`) whose cfs_rq empties on `cpu` at trace
+    /// time `now` while its task runs and stays queued (do_exit()'s sched_move_task():
+    /// dequeue_entities() adds DEQUEUE_SLEEP for the parent levels, so the group entity is
+    /// delayed when it is not eligible; the enqueue right after requeues it,
+    /// requeue_delayed_entity(), or enqueues it, and set_next_task() makes it curr again).
+    /// Returns whether it was delayed.
+    pub fn group_move(&mut self, cpu: u32, key: i32, weight: u64, now: u64) -> bool {
+        self.enqueue_incoming(cpu, now);
+        let Some(i) = self.ensure_queued(cpu, key, weight) else {
+            return false;
+        };
+        if self.cpu(cpu).rq.curr.is_none() {
+            let _ = self.cpu(cpu).rq.set_next_entity(i);
+        }
+        self.advance(cpu, now);
+        let flags = DequeueFlags {
+            sleep: true,
+            ..DequeueFlags::default()
+        };
+        let c = self.cpu(cpu);
+        if explain() {
+            eprintln!("group move {now} cpu{cpu} key {key}: {}", c.describe());
+        }
+        let rq = &mut c.rq;
+        let delayed = rq.dequeue_entity(i, flags) == Ok(false);
+        if explain() {
+            eprintln!("  -> delayed {delayed}");
+        }
+        rq.put_prev_entity();
+        if delayed {
+            let _ = rq.requeue_delayed_entity(i);
+        } else {
+            let _ = rq.enqueue_entity(i, EnqueueFlags::default());
+        }
+        let _ = rq.set_next_entity(i);
+        delayed
+    }
+
+    /// A group entity (`key`) whose group's last queued task on `cpu` was moved away at
+    /// trace time `now` (detach_task()): dequeue_entities() dequeues it with DEQUEUE_SLEEP
+    /// all the same, so it is delayed when not eligible.
+    pub fn group_leaves(&mut self, cpu: u32, key: i32, now: u64) {
+        if self.home.get(&key) != Some(&cpu) {
+            return;
+        }
+        self.advance(cpu, now);
+        let flags = DequeueFlags {
+            sleep: true,
+            ..DequeueFlags::default()
+        };
+        let c = self.cpu(cpu);
+        if let Some(&i) = c.slot.get(&key) {
+            if c.rq.se(i).is_ok_and(|se| se.on_rq && !se.sched_delayed) {
+                let _ = c.rq.dequeue_entity(i, flags);
+            }
+        }
+    }
+
+    /// update_cfs_group() gave group entity `key` on `cpu` a new scaled weight
+    /// (reweight_entity()).
+    pub fn reweight_group(&mut self, cpu: u32, key: i32, weight: u64) {
+        if self.home.get(&key) != Some(&cpu) || weight == 0 {
+            return;
+        }
+        let c = self.cpu(cpu);
+        if let Some(&i) = c.slot.get(&key) {
+            if c.rq.se(i).is_ok_and(|se| se.load.weight != weight) {
+                let _ = c.rq.reweight_entity(i, weight);
+            }
+        }
+    }
+
     /// A task is gone (task_dead_fair() after its last switch).
     pub fn exit(&mut self, pid: i32) {
         if let Some(cpu) = self.home.get(&pid).copied() {
@@ -549,5 +638,26 @@ mod tests {
         assert_eq!(r, (false, vec![]));
         e.exit(1);
         assert!(!e.is_delayed(0, 1));
+    }
+
+    /// do_exit()'s sched_move_task() of a group's only task: the group entity (weight 128)
+    /// that ran ahead of a nice-0 task is delayed and requeued at once (still curr, not
+    /// delayed); a lone group entity is eligible.
+    #[test]
+    fn a_group_entity_ahead_of_the_average_is_delayed_by_the_exit_move() {
+        let mut e = Eevdf::new(Profile::MAINLINE, 2, 4_000_000);
+        let g = e.group_key(0, "/bg");
+        assert_eq!(e.group_key(0, "/bg"), g);
+        assert_ne!(e.group_key(1, "/bg"), g);
+        assert!(g < 0);
+        assert!(!e.group_move(0, g, 128, 0));
+        e.wake(0, 2, 1024, false, 0);
+        e.schedule(0, 0, None, false, false, Some((g, 128)));
+        // 1 ms at weight 128 is 8 ms of vruntime: past the average.
+        assert!(e.group_move(0, g, 128, 1_000_000));
+        assert!(!e.is_delayed(0, g));
+        // Its group's last task sleeps: DEQUEUE_SLEEP, delayed.
+        let (delayed, _) = e.schedule(0, 1_100_000, Some((g, 128)), true, false, Some((2, 1024)));
+        assert!(delayed && e.is_delayed(0, g));
     }
 }

@@ -98,6 +98,9 @@ pub(super) struct Groups {
     /// Whether the updates of the current step are an enqueue/dequeue/tick (which call
     /// update_cfs_group()) rather than a put_prev/set_next.
     pub reweight: bool,
+    /// A queued task moved into a group whose group entity the delayed-dequeue model
+    /// still has to enqueue: (pid, CPU, trace time).
+    eevdf_pending: Option<(i32, u32, u64)>,
 }
 
 /// `cpu.weight` per group path from the capture's `meta.json` (`{"cgroups": {"/fg":
@@ -285,6 +288,115 @@ impl InferReplay {
         }
     }
 
+    /// v6.12's delayed-dequeue model ([`super::eevdf`]): the key and unscaled weight of the
+    /// entity of `pid`'s task group on `cpu`'s root cfs_rq, and whether another task of
+    /// that group is queued there (the group entity then stays queued when `pid` leaves).
+    /// `None` for a task of the root group or without the model.
+    pub(super) fn eevdf_group(&mut self, cpu: u32, pid: i32) -> Option<(i32, u64, bool)> {
+        let path = self.groups.of_task.get(&pid)?;
+        let others = self.tasks.iter().any(|(&p, t)| {
+            p != pid
+                && t.cpu == cpu
+                && t.on_rq
+                && !t.detached
+                && self.groups.of_task.get(&p) == Some(path)
+        });
+        let w = self
+            .groups
+            .rqs
+            .get(&(cpu, path.clone()))
+            .map_or(0, |g| schedmath::math::scale_load_down(g.se_weight));
+        let w = if w == 0 { 1024 } else { w.max(2) };
+        let key = self.eevdf.as_mut()?.group_key(cpu, path);
+        Some((key, w, others))
+    }
+
+    /// v6.12: a queued grouped `pid` moved by a load balance at trace time `ts`: its
+    /// group's entity leaves `from` when the group empties there (group_leaves()) and is
+    /// enqueued (or requeued) on `to`.
+    pub(super) fn migrate_group_entity(&mut self, pid: i32, (from, to): (u32, u32), ts: u64) {
+        let Some((key, _, others)) = self.eevdf_group(from, pid) else {
+            return;
+        };
+        let Some((to_key, w, _)) = self.eevdf_group(to, pid) else {
+            return;
+        };
+        if let Some(e) = self.eevdf.as_mut() {
+            if !others {
+                e.group_leaves(from, key, ts);
+            }
+            e.wake(to, to_key, w, false, ts);
+        }
+    }
+
+    /// v6.12: `pid` moves into a task group (`into`) from the root group: its own entity
+    /// leaves the root cfs_rq of the delayed-dequeue model (sched_move_task() dequeues it
+    /// there and enqueues it on its group's cfs_rq, whose entity is queued on the root
+    /// instead). Only the root group's tasks have their own entity there.
+    fn eevdf_follow_group(&mut self, ts: u64, pid: i32, into: bool) {
+        let was_root = !self.groups.of_task.contains_key(&pid);
+        if !into || !was_root {
+            return;
+        }
+        let Some(e) = self.eevdf.as_mut() else {
+            return;
+        };
+        e.exit(pid);
+        let Some((cpu, true)) = self
+            .tasks
+            .get(&pid)
+            .map(|t| (t.cpu, t.on_rq && !t.detached))
+        else {
+            return;
+        };
+        // The group's entity is looked up once the task is in the group.
+        self.groups.eevdf_pending = Some((pid, cpu, ts));
+    }
+
+    /// Root cfs_rq updates sched_move_task() makes before its detach of the running `pid`
+    /// on `cpu` at trace time `ts` (kernel/sched/core.c; fair.c dequeue_entities(),
+    /// put_prev_entity(), detach_entity_cfs_rq()): a task of the root group: the dequeue's
+    /// and the detach's (2); a grouped task whose group empties: the group entity's
+    /// dequeue and the detach's propagation (2), but on v6.12 a group entity not eligible
+    /// is delayed (DEQUEUE_SLEEP above the task's level): the delay's update, the second
+    /// loop's, put_prev_entity()'s of the still queued entity, then the detach's (4); a
+    /// grouped task with others queued in its group: the second loop's, put_prev_entity()'s
+    /// and the detach's (3).
+    pub(super) fn move_detach_updates(&mut self, ts: u64, pid: i32, cpu: u32) -> u32 {
+        if !self.groups.of_task.contains_key(&pid) {
+            return 2;
+        }
+        match self.eevdf_group(cpu, pid) {
+            Some((_, _, true)) => 3,
+            Some((key, w, false)) => {
+                let delayed = self
+                    .eevdf
+                    .as_mut()
+                    .is_some_and(|e| e.group_move(cpu, key, w, ts));
+                if delayed {
+                    4
+                } else {
+                    2
+                }
+            }
+            None => {
+                let path = self.groups.of_task.get(&pid);
+                let others = self.tasks.iter().any(|(&p, t)| {
+                    p != pid
+                        && t.cpu == cpu
+                        && t.on_rq
+                        && !t.detached
+                        && self.groups.of_task.get(&p) == path
+                });
+                if others {
+                    3
+                } else {
+                    2
+                }
+            }
+        }
+    }
+
     /// update_blocked_averages() of the load-balance softirq (__update_blocked_fair()): each group cfs_rq of `cpu` decays (update_tg_load_avg()
     /// when it did) and its entity is updated on the root with the propagation; no
     /// update_cfs_group(). The blocked load of a group's sleeping tasks reaches
@@ -397,6 +509,11 @@ impl InferReplay {
             let root = c.cfs.as_mut().unwrap_or(&mut scratch);
             reweight_entity_load_avg(root, se, g.se_weight, shares, t);
             g.se_weight = shares;
+            if let Some(e) = self.eevdf.as_mut() {
+                let key = e.group_key(cpu, &path);
+                let w = scale_load(schedmath::math::scale_load_down(shares).max(2));
+                e.reweight_group(cpu, key, w);
+            }
         }
     }
 
@@ -408,6 +525,7 @@ impl InferReplay {
         if self.groups.of_task.get(&pid) == new.as_ref() {
             return;
         }
+        self.eevdf_follow_group(ts, pid, new.is_some());
         let movable = self
             .tasks
             .get(&pid)
@@ -418,6 +536,7 @@ impl InferReplay {
                 Some(p) => self.groups.of_task.insert(pid, p),
                 None => self.groups.of_task.remove(&pid),
             };
+            self.eevdf_enqueue_group();
             return;
         }
         let cpu = self.tasks.get(&pid).map_or(0, |t| t.cpu);
@@ -428,6 +547,20 @@ impl InferReplay {
         };
         self.attach_detached(pid, cpu, ts);
         self.settle_groups();
+        self.eevdf_enqueue_group();
+    }
+
+    /// The group entity of a queued task just moved into its group is enqueued on the
+    /// root cfs_rq of the delayed-dequeue model ([`Self::eevdf_follow_group`]).
+    fn eevdf_enqueue_group(&mut self) {
+        let Some((pid, cpu, ts)) = self.groups.eevdf_pending.take() else {
+            return;
+        };
+        if let Some((key, w, _)) = self.eevdf_group(cpu, pid) {
+            if let Some(e) = self.eevdf.as_mut() {
+                e.wake(cpu, key, w, false, ts);
+            }
+        }
     }
 
     /// A group cfs_rq's or group entity's answer-key record: the first one sets its state

@@ -155,6 +155,13 @@ impl InferReplay {
         self.newidle.line = line;
     }
 
+    /// What `cpu` writes next after the current line (at trace time `ts`), if the trace
+    /// has a look-ahead ([`Lookahead::next_on`]).
+    pub(super) fn ahead_next_on(&mut self, ts: u64, cpu: u32) -> Option<(u64, Next)> {
+        let line = self.newidle.line;
+        self.newidle.ahead.as_mut()?.next_on(line, ts, cpu)
+    }
+
     /// After each event: add_nr_running() sets the flag when a CPU reaches two tasks
     /// (kernel/sched/sched.h); the flag is only cleared by a balance, which sees the same.
     pub(super) fn newidle_after_event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) {
