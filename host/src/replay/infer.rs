@@ -1671,6 +1671,10 @@ impl InferReplay {
         if curr == 0 || !self.tasks.get(&curr).is_some_and(|t| t.running) {
             return;
         }
+        // The look-ahead ran it before the newly-idle walk ([`newidle`]).
+        if self.dequeued_before_newidle(cpu, curr) {
+            return;
+        }
         let ts = self.at(ClockPoint::Dequeue, update_curr);
         self.util_est_before_dequeue(curr);
         self.update(Some(curr), cpu, ts);
