@@ -56,6 +56,8 @@ mod pull;
 mod remote;
 #[path = "infer_softirq.rs"]
 mod softirq;
+#[path = "infer_timer.rs"]
+mod timer;
 
 use super::computed;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
@@ -295,6 +297,8 @@ pub struct InferReplay {
     dying: dead::Dying,
     /// Running tasks' `sched_stat_runtime` written by a remote enqueue ([`remote`]).
     remote: remote::RemoteUpdateCurr,
+    /// The `hrtimer_wakeup` callbacks under way ([`timer`]).
+    timers: timer::TimerWake,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -337,9 +341,13 @@ pub enum ClockPoint {
     /// `__schedule()` that skips its clock update runs on that read
     /// ([`ScheduleMark::attach_clock`]).
     Attach,
+    /// try_to_wake_up() from an hrtimer's `hrtimer_wakeup` callback: its rq clock read
+    /// relative to the timer base's `now` of `hrtimer_expire_entry` (not to a stamp;
+    /// [`timer`]).
+    TimerWaking,
 }
 
-const CLOCK_POINTS: usize = 11;
+const CLOCK_POINTS: usize = 12;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -696,6 +704,7 @@ fn point_samples<R: std::io::Read>(
     );
     let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
     let mut idle_reads: BTreeMap<u32, newidle::IdleEntryReads> = BTreeMap::new();
+    let mut timers = timer::TimerWake::default();
     // A clock read minus an event's timestamp, relative to the drifting global offset.
     let rel = |now: u64, ts: u64| now as i64 - ts as i64 - o.global_at(ts);
     while let Some(rec) = r.next_record()? {
@@ -714,6 +723,11 @@ fn point_samples<R: std::io::Read>(
         }
         if let Ok(e) = &ev {
             reads.event(e, rec.pid);
+        }
+        if let Ok(e) = &ev {
+            if let Some(d) = timers.sample(rec.cpu, e) {
+                sample(ClockPoint::TimerWaking, d);
+            }
         }
         let st = state.entry(rec.cpu).or_default();
         let mark = st.2;
@@ -856,6 +870,7 @@ impl InferReplay {
             pulls: pull::Pulls::default(),
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
+            timers: timer::TimerWake::default(),
         }
     }
 
@@ -1686,6 +1701,10 @@ impl InferReplay {
         if curr == 0 || !self.tasks.get(&curr).is_some_and(|t| t.running) {
             return;
         }
+        // The look-ahead ran it before the newly-idle walk ([`newidle`]).
+        if self.dequeued_before_newidle(cpu, curr) {
+            return;
+        }
         let ts = self.at(ClockPoint::Dequeue, update_curr);
         self.util_est_before_dequeue(curr);
         self.update(Some(curr), cpu, ts);
@@ -1913,6 +1932,7 @@ impl InferReplay {
             self.run_deferred(c, false, preempted);
         }
         self.resched_before(cpu, ev);
+        self.timers.event(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
@@ -2031,7 +2051,9 @@ impl InferReplay {
                 if comm.starts_with("migration/") && target_cpu.is_none_or(|t| t == cpu) {
                     self.exec_sync(ts, cpu);
                 }
-                let ts = self.at(ClockPoint::Waking, ts);
+                // Not before the read an `hrtimer_wakeup` callback's path allows.
+                let median = self.at(ClockPoint::Waking, ts);
+                let ts = self.timer_waking(cpu, ts).map_or(median, |t| t.max(median));
                 self.task(pid, comm).waking = Some((ts, cpu));
             }
             Event::Migrate {
@@ -2970,6 +2992,7 @@ mod tests {
             point: [
                 Some(7),
                 Some(-29_000),
+                None,
                 None,
                 None,
                 None,

@@ -27,6 +27,8 @@ pub enum Next {
     SleepToIdle(i32),
     /// Another `sched_switch`: (prev, next).
     Switch(i32, i32),
+    /// `sched_switch` from `prev`, which sleeps (or exits), to another task: (prev, next).
+    SleepToTask(i32, i32),
     /// `sched_stat_runtime` of this pid, with its `runtime=` (ns).
     Runtime(i32, u64),
     /// `cpu_idle` (entry or exit).
@@ -136,6 +138,9 @@ impl Lookahead {
         let next = match ev {
             Ok(Event::Switch(s)) if !s.prev_runnable() && s.next_pid == 0 => {
                 Next::SleepToIdle(s.prev_pid)
+            }
+            Ok(Event::Switch(s)) if !s.prev_runnable() && s.prev_pid != 0 => {
+                Next::SleepToTask(s.prev_pid, s.next_pid)
             }
             Ok(Event::Switch(s)) => Next::Switch(s.prev_pid, s.next_pid),
             Ok(Event::CpuIdle { .. }) => Next::Idle,

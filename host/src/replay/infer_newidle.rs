@@ -116,6 +116,37 @@ pub(super) struct Newidle {
 /// for the wakee's first `sched_stat_runtime`.
 const MAX_CHAIN_EVENTS: usize = 16;
 
+/// How many events after a sleeper's dequeue [`pulled_switch`] looks through.
+const MAX_PULL_EVENTS: usize = 8;
+
+/// A newly-idle balance that pulls a task (newidle_balance() from pick_next_task_fair()
+/// with no fair task left, fair.c): after the sleeper `pid`'s dequeue on `cpu` (its
+/// `sched_stat_runtime` at `ts`), the walk's records, then the pull: detach_task()'s
+/// update_curr() of the source's running task (written here), `sched_migrate_task`, the
+/// attach's enqueue_entity() → update_curr() of the sleeper (put_prev_task() comes after
+/// the balance: it is still the cfs_rq's curr), then the sleeper's switch to a task. The
+/// stamp of the first event after the dequeue (the walk's clock read is just before it);
+/// `None` for any other sequence. 6.1 `mixed-sleep-timer`, cpu1 at 13.8755 s: `frame`'s
+/// dequeue on now=14126367212, the vCPU paused 1.43 ms, the walk on now=14127821824
+/// while the replay still had `frame` queued (root util 31 high), then the pull of `tick`.
+fn pulled_switch(ahead: &mut Lookahead, line: u64, ts: u64, cpu: u32, pid: i32) -> Option<u64> {
+    let (mut first, mut attach) = (None, false);
+    for n in 0..MAX_PULL_EVENTS {
+        let (stamp, next) = ahead.nth_on(line, ts, cpu, n)?;
+        first.get_or_insert(stamp);
+        match next {
+            // The detach's, first.
+            Next::Runtime(p, _) if n == 0 && p != pid => {}
+            _ if n == 0 => return None,
+            Next::Runtime(p, _) if p == pid => attach = true,
+            Next::Other if !attach => {}
+            Next::SleepToTask(p, _) if p == pid && attach => return first,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// `SCHEDMATH_REPLAY_EXPLAIN=newidle`.
 fn explain() -> bool {
     crate::replay::explains("newidle")
@@ -240,7 +271,9 @@ impl InferReplay {
                     // read is __schedule()'s, 29 µs earlier at the median.
                     return self.at(ClockPoint::Dequeue, stamp).checked_sub(runtime);
                 }
-                (_, Next::Switch(..) | Next::SleepToIdle(_)) => return None,
+                (_, Next::Switch(..) | Next::SleepToIdle(_) | Next::SleepToTask(..)) => {
+                    return None
+                }
                 _ => {}
             }
         }
@@ -259,7 +292,12 @@ impl InferReplay {
         let Some(ahead) = self.newidle.ahead.as_mut() else {
             return;
         };
-        if let Some((switch, Next::SleepToIdle(p))) = ahead.next_on(line, ts, cpu) {
+        let next = ahead.next_on(line, ts, cpu);
+        let next = match next {
+            Some((_, Next::SleepToIdle(_))) => next,
+            _ => pulled_switch(ahead, line, ts, cpu, pid).map(|at| (at, Next::SleepToIdle(pid))),
+        };
+        if let Some((switch, Next::SleepToIdle(p))) = next {
             if p == pid {
                 let a = Armed {
                     prev: pid,
