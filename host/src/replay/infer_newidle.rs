@@ -139,7 +139,7 @@ fn pulled_switch(ahead: &mut Lookahead, line: u64, ts: u64, cpu: u32, pid: i32) 
             Next::Runtime(p, _) if n == 0 && p != pid => {}
             _ if n == 0 => return None,
             Next::Runtime(p, _) if p == pid => attach = true,
-            Next::Other if !attach => {}
+            Next::Other | Next::Migrate(..) if !attach => {}
             Next::SleepToTask(p, _) if p == pid && attach => return first,
             _ => return None,
         }
