@@ -1709,11 +1709,14 @@ impl InferReplay {
             };
             let lut = cfs.last_update_time;
             remove_entity_load_avg(lut, se, w, removed, t);
-            if let (Some(idle), Some(now)) = (idle_since, lag_now) {
+            if let (Some(_), Some(now)) = (idle_since, lag_now) {
                 if !load_avg_is_decayed(se) {
                     // clock_pelt_idle + (sched_clock_cpu() - clock_idle): without
-                    // invariance the two idle clocks are one.
-                    let now = if idle < lut { lut } else { now };
+                    // invariance the two idle clocks are one. Every clock read of an idle
+                    // rq moves both (update_rq_clock_pelt() -> _update_idle_rq_clock_pelt()),
+                    // the read that set the cfs_rq's last update too: the estimate is the
+                    // old CPU's clock now, never before that update.
+                    let now = now.max(lut);
                     __update_load_avg_blocked_se(now, se, w, t);
                 }
             }
