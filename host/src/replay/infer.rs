@@ -1666,6 +1666,19 @@ impl InferReplay {
         }
     }
 
+    /// A queued task moved by another CPU (a stopper's move_queued_task() for sched_exec()
+    /// or a balance's attach_task()) onto `to` while `to` runs its idle task: the
+    /// activate's wakeup_preempt() sets need_resched on the idle task and asks for the
+    /// skip of the next clock update (rq_clock_skip_update()), as a wake-up does, so the
+    /// switch to the moved task runs on the clock the move read (6.12 `periodic-50pct-16ms`,
+    /// `sh` 171 moved from cpu1 to idle cpu0 at 16.9333 s: its run starts at that attach,
+    /// not at the switch written 0.2 ms later).
+    fn moved_onto_idle(&mut self, pid: i32, to: u32, ts: u64) {
+        if let Some(c) = self.cpus.get_mut(&to).filter(|c| c.curr == Some(0)) {
+            c.skip_clock = Some((pid, ts));
+        }
+    }
+
     /// `pid` moves from `from` to `to`; `waking`: in its try_to_wake_up() (the only path
     /// that moves a sleeping task).
     fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32, waking: bool) {
@@ -2026,6 +2039,9 @@ impl InferReplay {
                 // running or waking yet.
                 let waking = self.tasks.get(&pid).is_some_and(|t| t.waking.is_some());
                 self.migrate(ts, pid, orig_cpu, dest_cpu, waking);
+                if !waking && dest_cpu != cpu {
+                    self.moved_onto_idle(pid, dest_cpu, ts);
+                }
             }
             Event::HrtimerExpire { function, .. } if is_tick(function) => {
                 let idle = self.cpus.get(&cpu).and_then(|c| c.curr) == Some(0);
