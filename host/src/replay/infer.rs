@@ -1079,12 +1079,14 @@ impl InferReplay {
         let written = ts;
         let ue_cpu = self.ue_cpu;
         // The wake-up that preempted the idle task (or the task it preempts) left the rq
-        // clock as it read it: this switch's updates happen at that instant.
+        // clock as it read it: this switch's updates happen at that instant. The skip
+        // holds whichever task the pick then runs (wakeup_preempt() asks for it from
+        // need_resched alone; 6.12 `wakeup-storm`, cpu1 at 16.9170 s: `sh` 169 preempted
+        // by a remote wake-up of `trace-cmd` 166, `sh` 168 picked, all on the wake-up's
+        // clock).
         let skip = self.cpus.get_mut(&cpu).and_then(|c| c.skip_clock.take());
         let ts = match skip {
-            Some((wakee, at))
-                if at <= ts && (prev.is_none() || (s.prev_runnable() && s.next_pid == wakee)) =>
-            {
+            Some((_, at)) if at <= ts && (prev.is_none() || s.prev_runnable()) => {
                 match self.skipped_clock(cpu, s.prev_pid, update_curr, (at, ts)) {
                     Some(read) => read,
                     None => update_curr.map_or(ts, |m| self.at(ClockPoint::PutPrev, m)),
@@ -1715,6 +1717,19 @@ impl InferReplay {
         }
     }
 
+    /// A queued task moved by another CPU (a stopper's move_queued_task() for sched_exec()
+    /// or a balance's attach_task()) onto `to` while `to` runs its idle task: the
+    /// activate's wakeup_preempt() sets need_resched on the idle task and asks for the
+    /// skip of the next clock update (rq_clock_skip_update()), as a wake-up does, so the
+    /// switch to the moved task runs on the clock the move read (6.12 `periodic-50pct-16ms`,
+    /// `sh` 171 moved from cpu1 to idle cpu0 at 16.9333 s: its run starts at that attach,
+    /// not at the switch written 0.2 ms later).
+    fn moved_onto_idle(&mut self, pid: i32, to: u32, ts: u64) {
+        if let Some(c) = self.cpus.get_mut(&to).filter(|c| c.curr == Some(0)) {
+            c.skip_clock = Some((pid, ts));
+        }
+    }
+
     /// `pid` moves from `from` to `to`; `waking`: in its try_to_wake_up() (the only path
     /// that moves a sleeping task).
     fn migrate(&mut self, ts: u64, pid: i32, from: u32, to: u32, waking: bool) {
@@ -1759,11 +1774,14 @@ impl InferReplay {
             let lut = cfs.last_update_time;
             remove_entity_load_avg(lut, se, w, removed, t);
             let mut synced = None;
-            if let (Some(idle), Some(now)) = (idle_since, lag_now) {
+            if let (Some(_), Some(now)) = (idle_since, lag_now) {
                 if !load_avg_is_decayed(se) {
                     // clock_pelt_idle + (sched_clock_cpu() - clock_idle): without
-                    // invariance the two idle clocks are one.
-                    let now = if idle < lut { lut } else { now };
+                    // invariance the two idle clocks are one. Every clock read of an idle
+                    // rq moves both (update_rq_clock_pelt() -> _update_idle_rq_clock_pelt()),
+                    // the read that set the cfs_rq's last update too: the estimate is the
+                    // old CPU's clock now, never before that update.
+                    let now = now.max(lut);
                     synced = Some(*se);
                     __update_load_avg_blocked_se(now, se, w, t);
                 }
@@ -2089,6 +2107,9 @@ impl InferReplay {
                 // running or waking yet.
                 let waking = self.tasks.get(&pid).is_some_and(|t| t.waking.is_some());
                 self.migrate(ts, pid, orig_cpu, dest_cpu, waking);
+                if !waking && dest_cpu != cpu {
+                    self.moved_onto_idle(pid, dest_cpu, ts);
+                }
             }
             Event::HrtimerExpire { function, .. } if is_tick(function) => {
                 let idle = self.cpus.get(&cpu).and_then(|c| c.curr) == Some(0);
