@@ -303,10 +303,17 @@ impl Eevdf {
     /// (`new`: a forked task's first enqueue, ENQUEUE_INITIAL).
     pub fn wake(&mut self, cpu: u32, pid: i32, weight: u64, new: bool, now: u64) {
         self.enqueue_incoming(cpu, now);
-        self.advance(cpu, now);
         let Some(i) = self.slot(cpu, pid, weight) else {
+            self.advance(cpu, now);
             return;
         };
+        // enqueue_entity() starts with update_curr(); enqueue_task_fair() with
+        // ENQUEUE_DELAYED goes straight to requeue_delayed_entity(), whose lag is taken
+        // against curr's vruntime as it stands (the wake-up's preemption check updates
+        // curr after it).
+        if !self.cpu(cpu).rq.se(i).is_ok_and(|se| se.sched_delayed) {
+            self.advance(cpu, now);
+        }
         let rq = &mut self.cpu(cpu).rq;
         match rq.se(i) {
             Ok(se) if se.sched_delayed => {
