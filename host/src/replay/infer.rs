@@ -1026,11 +1026,6 @@ impl InferReplay {
         let (w, n, curr) = self.cfs_inputs(cpu);
         if let Some(c) = self.cpus.get_mut(&cpu) {
             c.clock_read = Some(c.clock_read.map_or(ts, |r| r.max(ts)));
-            if c.curr == Some(0) {
-                // update_rq_clock() on an idle rq: update_rq_clock_pelt() ->
-                // _update_idle_rq_clock_pelt() stamps clock_idle again (pelt.h).
-                c.clock_idle = Some(c.clock_idle.map_or(now, |i| i.max(now)));
-            }
             if let Some(cfs) = c.cfs.as_mut().filter(|c| now >= c.last_update_time) {
                 update_cfs_rq_load_avg(now, cfs, &mut c.removed, w, n, curr, t);
                 if unkeyed {
