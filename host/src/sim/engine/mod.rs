@@ -242,12 +242,42 @@ enum Ev {
     Tick,
     Wake(usize),
     Done {
-        cpu: usize,
+        /// A CPU number (small: 32 bits keep the event, and the heap's entries, small).
+        cpu: u32,
         gen: u64,
     },
     /// The tick interrupt's exit on a CPU whose tick asked for a reschedule.
     TickResched(usize),
 }
+
+/// A pending event in the heap. Ordered by (time, insertion number) alone — unique per
+/// event, so the event itself never decides —, reversed: the max-heap pops the earliest.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    at: u64,
+    seq: u64,
+    ev: Ev,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Pending {}
 
 /// The simulator state.
 pub struct Engine<'p> {
@@ -262,7 +292,7 @@ pub struct Engine<'p> {
     now: u64,
     end: u64,
     seq: u64,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    heap: BinaryHeap<Pending>,
     /// The pending tick (time, insertion number), kept out of the heap.
     next_tick: Option<(u64, u64)>,
     rqs: Vec<Rq>,
@@ -601,19 +631,23 @@ impl<'p> Engine<'p> {
         match ev {
             // One tick is pending at any time: it waits beside the heap, not in it.
             Ev::Tick => self.next_tick = Some((at, self.seq)),
-            _ => self.heap.push(Reverse((at, self.seq, ev))),
+            _ => self.heap.push(Pending {
+                at,
+                seq: self.seq,
+                ev,
+            }),
         }
     }
 
     /// The next event in (time, insertion) order: the pending tick or the heap's first.
     fn pop(&mut self) -> Option<(u64, Ev)> {
-        let heap_first = self.heap.peek().map(|Reverse((at, seq, _))| (*at, *seq));
+        let heap_first = self.heap.peek().map(|p| (p.at, p.seq));
         match (self.next_tick, heap_first) {
             (Some(tick), h) if h.is_none_or(|h| tick < h) => {
                 self.next_tick = None;
                 Some((tick.0, Ev::Tick))
             }
-            _ => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
+            _ => self.heap.pop().map(|p| (p.at, p.ev)),
         }
     }
 
@@ -636,7 +670,7 @@ impl<'p> Engine<'p> {
                     self.tick();
                 }
                 Ev::Wake(t) => self.wake(t),
-                Ev::Done { cpu, gen } => self.done(cpu, gen),
+                Ev::Done { cpu, gen } => self.done(cpu as usize, gen),
                 Ev::TickResched(c) => self.tick_resched(c),
             }
         }
@@ -752,7 +786,8 @@ impl<'p> Engine<'p> {
         }
         .max(start);
         let gen = self.rqs[c].gen;
-        self.push(at, Ev::Done { cpu: c, gen });
+        let cpu = c as u32; // CPU numbers are small
+        self.push(at, Ev::Done { cpu, gen });
     }
 
     // ---------------------------------------------------------------- kernel state
