@@ -827,11 +827,19 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// The root domain's overutilized flag may have changed from `before`: recorded
+    /// when it did (the test inline: it runs at every busy tick and wake-up).
+    #[inline(always)]
     fn set_ou_from(&mut self, before: bool, cpu: Option<usize>, test: OuTest) {
         if self.rd.overutilized != before {
-            self.rec.set_ou(self.now, self.rd.overutilized);
-            self.tr_ou(cpu, test);
+            self.ou_changed(cpu, test);
         }
+    }
+
+    #[inline(never)]
+    fn ou_changed(&mut self, cpu: Option<usize>, test: OuTest) {
+        self.rec.set_ou(self.now, self.rd.overutilized);
+        self.tr_ou(cpu, test);
     }
 
     /// `check_update_overutilized_status()` for `c`.
@@ -871,8 +879,18 @@ impl<'p> Engine<'p> {
 
     /// `update_curr()`: the running fair task's entity and its group entities advance,
     /// each cfs_rq's `min_vruntime` follows (see `fair`).
+    ///
+    /// The idle-CPU test is inline at the call sites (most `update_curr()`s of a
+    /// wake-up, enqueue and switch find no running task).
+    #[inline(always)]
     fn update_curr(&mut self, c: usize) {
-        let Some(t) = self.rqs[c].curr else { return };
+        if let Some(t) = self.rqs[c].curr {
+            self.update_curr_running(c, t);
+        }
+    }
+
+    #[inline(never)]
+    fn update_curr_running(&mut self, c: usize, t: usize) {
         let delta = self.task_ns(c, self.tasks[t].exec_start, self.now);
         let task = &mut self.tasks[t];
         task.exec_start = self.now;
