@@ -853,6 +853,10 @@ impl<'p> Engine<'p> {
     /// `update_rq_clock()`: the clocks advance to now; the irq time of the interval
     /// comes off the task clock and, when there is some, feeds `rq->avg_irq` at the new
     /// `rq->clock` (`update_rq_clock_task()` with NONTASK_CAPACITY).
+    ///
+    /// Inline at its ~10 call sites (196 841 calls per 100 s run; the call's own
+    /// register saves were a fifth of its cost).
+    #[inline(always)]
     fn update_rq_clock(&mut self, c: usize) {
         let r = &mut self.rqs[c];
         let now = self.now + BOOT_CLOCK_NS;
