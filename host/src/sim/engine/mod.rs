@@ -905,6 +905,10 @@ impl<'p> Engine<'p> {
 
     /// `update_load_avg()`: the task's entity (when given and attached) then the cfs_rq;
     /// returns whether the cfs_rq decayed.
+    ///
+    /// Inline at its call sites (171 841 calls per 100 s run): each then passes its
+    /// constant arguments (`se`, `has_curr`) through.
+    #[inline(always)]
     fn update_load_avg(
         &mut self,
         c: usize,
