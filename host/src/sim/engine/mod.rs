@@ -843,6 +843,7 @@ impl<'p> Engine<'p> {
     }
 
     /// `check_update_overutilized_status()` for `c`.
+    #[inline(always)]
     fn check_ou(&mut self, c: usize) {
         let before = self.rd.overutilized;
         let cpu = self.ou_cpu(c);
