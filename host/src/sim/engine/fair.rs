@@ -203,15 +203,22 @@ impl Engine<'_> {
             .filter(|&t| self.tasks[t].is_fair())
             .and_then(|t| self.entity_at(level, t))
             .filter(|&e| self.se(c, e).on_rq);
-        let tasks = || r.queue.iter().chain(&r.delayed).chain(curr_task.iter());
-        for (i, &t) in tasks().enumerate() {
+        // The queue, then the delayed list. `curr_task` itself needs no visit: queued
+        // here it is this cfs_rq's curr (its own entity at its own level), so never in
+        // the tree. A task listed twice counts once (the lists before it are scanned).
+        let mut visit = |t: usize, before: &[usize], before2: &[usize]| {
             let task = &self.tasks[t];
             let e = Ent::Task(t);
             let queued = task.group == level && task.is_fair() && task.se.on_rq;
-            // A task listed twice (queue and curr while a switch is under way) counts once.
-            if queued && Some(e) != curr && !tasks().take(i).any(|&x| x == t) {
+            if queued && Some(e) != curr && !before.iter().chain(before2).any(|&x| x == t) {
                 f(e, &task.se);
             }
+        };
+        for (i, &t) in r.queue.iter().enumerate() {
+            visit(t, &r.queue[..i], &[]);
+        }
+        for (i, &t) in r.delayed.iter().enumerate() {
+            visit(t, &r.queue, &r.delayed[..i]);
         }
         for g in 1..r.grq.len() {
             let e = Ent::Group(g);

@@ -95,11 +95,20 @@ impl Engine<'_> {
     /// entity is reweighted to `calc_group_shares()` in its parent and queued there (placed
     /// by the fair class) or taken off when its
     /// cfs_rq empties.
+    ///
+    /// The test for a task outside any group is inline at the call sites (every tick,
+    /// enqueue, dequeue and switch-in calls this, and most tasks are in no group).
+    #[inline(always)]
     pub(super) fn walk_groups(&mut self, c: usize, t: usize, delta: i32) {
         let leaf = self.tasks[t].group;
-        if leaf == ROOT || self.rqs[c].grq.len() <= leaf {
-            return;
+        if leaf != ROOT && leaf < self.rqs[c].grq.len() {
+            self.walk_groups_from(c, t, leaf, delta);
         }
+    }
+
+    /// [`Self::walk_groups`] for task `t` of group `leaf` (not the root, one of `c`'s).
+    #[inline(never)]
+    fn walk_groups_from(&mut self, c: usize, t: usize, leaf: usize, delta: i32) {
         let w = scale_load(self.tasks[t].weight);
         self.update_grq_pelt(c, leaf);
         let gr = &mut self.rqs[c].grq[leaf];

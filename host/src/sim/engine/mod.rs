@@ -242,12 +242,42 @@ enum Ev {
     Tick,
     Wake(usize),
     Done {
-        cpu: usize,
+        /// A CPU number (small: 32 bits keep the event, and the heap's entries, small).
+        cpu: u32,
         gen: u64,
     },
     /// The tick interrupt's exit on a CPU whose tick asked for a reschedule.
     TickResched(usize),
 }
+
+/// A pending event in the heap. Ordered by (time, insertion number) alone — unique per
+/// event, so the event itself never decides —, reversed: the max-heap pops the earliest.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    at: u64,
+    seq: u64,
+    ev: Ev,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Pending {}
 
 /// The simulator state.
 pub struct Engine<'p> {
@@ -262,7 +292,7 @@ pub struct Engine<'p> {
     now: u64,
     end: u64,
     seq: u64,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    heap: BinaryHeap<Pending>,
     /// The pending tick (time, insertion number), kept out of the heap.
     next_tick: Option<(u64, u64)>,
     rqs: Vec<Rq>,
@@ -601,19 +631,23 @@ impl<'p> Engine<'p> {
         match ev {
             // One tick is pending at any time: it waits beside the heap, not in it.
             Ev::Tick => self.next_tick = Some((at, self.seq)),
-            _ => self.heap.push(Reverse((at, self.seq, ev))),
+            _ => self.heap.push(Pending {
+                at,
+                seq: self.seq,
+                ev,
+            }),
         }
     }
 
     /// The next event in (time, insertion) order: the pending tick or the heap's first.
     fn pop(&mut self) -> Option<(u64, Ev)> {
-        let heap_first = self.heap.peek().map(|Reverse((at, seq, _))| (*at, *seq));
+        let heap_first = self.heap.peek().map(|p| (p.at, p.seq));
         match (self.next_tick, heap_first) {
             (Some(tick), h) if h.is_none_or(|h| tick < h) => {
                 self.next_tick = None;
                 Some((tick.0, Ev::Tick))
             }
-            _ => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
+            _ => self.heap.pop().map(|p| (p.at, p.ev)),
         }
     }
 
@@ -636,7 +670,7 @@ impl<'p> Engine<'p> {
                     self.tick();
                 }
                 Ev::Wake(t) => self.wake(t),
-                Ev::Done { cpu, gen } => self.done(cpu, gen),
+                Ev::Done { cpu, gen } => self.done(cpu as usize, gen),
                 Ev::TickResched(c) => self.tick_resched(c),
             }
         }
@@ -752,7 +786,8 @@ impl<'p> Engine<'p> {
         }
         .max(start);
         let gen = self.rqs[c].gen;
-        self.push(at, Ev::Done { cpu: c, gen });
+        let cpu = c as u32; // CPU numbers are small
+        self.push(at, Ev::Done { cpu, gen });
     }
 
     // ---------------------------------------------------------------- kernel state
@@ -792,14 +827,23 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// The root domain's overutilized flag may have changed from `before`: recorded
+    /// when it did (the test inline: it runs at every busy tick and wake-up).
+    #[inline(always)]
     fn set_ou_from(&mut self, before: bool, cpu: Option<usize>, test: OuTest) {
         if self.rd.overutilized != before {
-            self.rec.set_ou(self.now, self.rd.overutilized);
-            self.tr_ou(cpu, test);
+            self.ou_changed(cpu, test);
         }
     }
 
+    #[inline(never)]
+    fn ou_changed(&mut self, cpu: Option<usize>, test: OuTest) {
+        self.rec.set_ou(self.now, self.rd.overutilized);
+        self.tr_ou(cpu, test);
+    }
+
     /// `check_update_overutilized_status()` for `c`.
+    #[inline(always)]
     fn check_ou(&mut self, c: usize) {
         let before = self.rd.overutilized;
         let cpu = self.ou_cpu(c);
@@ -810,6 +854,10 @@ impl<'p> Engine<'p> {
     /// `update_rq_clock()`: the clocks advance to now; the irq time of the interval
     /// comes off the task clock and, when there is some, feeds `rq->avg_irq` at the new
     /// `rq->clock` (`update_rq_clock_task()` with NONTASK_CAPACITY).
+    ///
+    /// Inline at its ~10 call sites (196 841 calls per 100 s run; the call's own
+    /// register saves were a fifth of its cost).
+    #[inline(always)]
     fn update_rq_clock(&mut self, c: usize) {
         let r = &mut self.rqs[c];
         let now = self.now + BOOT_CLOCK_NS;
@@ -836,8 +884,18 @@ impl<'p> Engine<'p> {
 
     /// `update_curr()`: the running fair task's entity and its group entities advance,
     /// each cfs_rq's `min_vruntime` follows (see `fair`).
+    ///
+    /// The idle-CPU test is inline at the call sites (most `update_curr()`s of a
+    /// wake-up, enqueue and switch find no running task).
+    #[inline(always)]
     fn update_curr(&mut self, c: usize) {
-        let Some(t) = self.rqs[c].curr else { return };
+        if let Some(t) = self.rqs[c].curr {
+            self.update_curr_running(c, t);
+        }
+    }
+
+    #[inline(never)]
+    fn update_curr_running(&mut self, c: usize, t: usize) {
         let delta = self.task_ns(c, self.tasks[t].exec_start, self.now);
         let task = &mut self.tasks[t];
         task.exec_start = self.now;
@@ -848,6 +906,10 @@ impl<'p> Engine<'p> {
 
     /// `update_load_avg()`: the task's entity (when given and attached) then the cfs_rq;
     /// returns whether the cfs_rq decayed.
+    ///
+    /// Inline at its call sites (171 841 calls per 100 s run): each then passes its
+    /// constant arguments (`se`, `has_curr`) through.
+    #[inline(always)]
     fn update_load_avg(
         &mut self,
         c: usize,
