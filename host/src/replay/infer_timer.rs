@@ -112,8 +112,8 @@ impl InferReplay {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ClockOffsets, CLOCK_POINTS};
     use super::*;
+    use crate::replay::infer::{ClockOffsets, CLOCK_POINTS};
     use schedmath::profile::Profile;
 
     fn expire(function: &str, now: u64) -> Event<'_> {
