@@ -63,6 +63,7 @@ use super::computed;
 pub use eevdf::{kernel_from_meta, Decisions, KernelMeta};
 pub use group::shares_from_meta;
 
+use schedmath::pelt::propagate::reweight_entity_load_avg;
 use schedmath::pelt::{
     __update_load_avg_blocked_se, __update_load_avg_se, attach_entity_load_avg,
     detach_entity_load_avg, init_entity_runnable_average, load_avg_is_decayed,
@@ -1280,6 +1281,43 @@ impl InferReplay {
         }
     }
 
+    /// A `sched_stat_runtime` of `pid` running on `cpu` (at trace time `ts`) that neither a
+    /// tick nor a switch explains, where the look-ahead shows `pid` switched out later
+    /// with another prio than its weight's: a nice change of the running task
+    /// (set_user_nice() / __sched_setscheduler(), core.c) dequeued it in place
+    /// (DEQUEUE_SAVE: update_curr(), the one that wrote the event, then its PELT update),
+    /// reweighted it and queued it back on the same clock `at` (6.1 `hogs-nice`, `hog5`
+    /// at 12.5377 s: its nice-5 setattr's update crossed a PELT period, util 217 where
+    /// the replay, updating it only later, had 220).
+    fn renice_requeue(&mut self, ts: u64, cpu: u32, pid: i32, at: u64) {
+        let Some(weight) = self.prio_next(ts, pid).and_then(|p| prio_weight(Some(p))) else {
+            return;
+        };
+        if !self
+            .tasks
+            .get(&pid)
+            .is_some_and(|t| t.avg.is_some() && t.weight_or_nice0() != weight)
+        {
+            return;
+        }
+        self.update(Some(pid), cpu, at);
+        // reweight_entity(): its load_avg on its cfs_rq follows the new weight.
+        let t = self.tables;
+        let path = self.groups.path(pid);
+        let Some(task) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        let old = scale_load(task.weight_or_nice0());
+        task.weight = Some(weight);
+        let Some((cfs, _)) = group::rq_of(&mut self.cpus, &mut self.groups, cpu, path.as_deref())
+        else {
+            return;
+        };
+        if let (Some(se), Some(cfs)) = (task.avg.as_mut(), cfs.as_mut()) {
+            reweight_entity_load_avg(cfs, se, old, scale_load(weight), t);
+        }
+    }
+
     /// sched_exec() (kernel/sched/core.c): an exec()ing task's select_task_rq() with
     /// WF_EXEC takes the slow path (sched_balance_find_dst_cpu() / find_idlest_cpu()),
     /// which syncs the running task's averages to its cfs_rq's last update as if it had
@@ -2168,6 +2206,8 @@ impl InferReplay {
                     // The tick's __schedule() kept the task: its picks on this clock.
                     let ts = self.at(ClockPoint::PutPrev, ts);
                     self.resched_picks(cpu, ts);
+                } else if c.curr == Some(pid) {
+                    self.renice_requeue(ts, cpu, pid, at);
                 }
             }
             Event::Exit { pid, .. } => {

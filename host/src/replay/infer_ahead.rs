@@ -40,8 +40,8 @@ pub enum Next {
 }
 
 /// One event ahead: (line, stamp, CPU that wrote it, what, for a `sched_switch` the pid
-/// it switches out and a hash of the comm it prints).
-type Ahead = (u64, u64, u32, Next, Option<(i32, u64)>);
+/// it switches out, a hash of the comm and the prio it prints).
+type Ahead = (u64, u64, u32, Next, Option<(i32, u64, Option<i32>)>);
 
 /// A comm's hash: the look-ahead keeps no strings.
 fn comm_hash(comm: &str) -> u64 {
@@ -103,9 +103,29 @@ impl Lookahead {
             .queue
             .iter()
             .filter(|a| a.1 <= horizon)
-            .filter_map(|a| a.4.filter(|&(p, _)| p == pid).map(|(_, h)| h));
+            .filter_map(|a| a.4.filter(|&(p, ..)| p == pid).map(|(_, h, _)| h));
         let first = outs.next();
         first.is_some_and(|f| outs.any(|h| h != f))
+    }
+
+    /// The prio `pid` prints at its next switch-out after line `line` (at `ts`), within
+    /// [`WINDOW_NS`].
+    pub fn prio_at_switch_out(&mut self, line: u64, ts: u64, pid: i32) -> Option<i32> {
+        let horizon = self.from(line, ts);
+        loop {
+            let out = self
+                .queue
+                .iter()
+                .filter(|a| a.1 <= horizon)
+                .find_map(|a| a.4.filter(|&(p, ..)| p == pid));
+            if let Some((.., prio)) = out {
+                return prio;
+            }
+            if self.end || self.read_to > horizon {
+                return None;
+            }
+            self.read_one(line);
+        }
     }
 
     /// Drops what the replay has read (up to line `line`); returns the window's edge for
@@ -132,7 +152,7 @@ impl Lookahead {
         }
         let ev = Event::parse(&rec);
         let out = match ev {
-            Ok(Event::Switch(ref s)) => Some((s.prev_pid, comm_hash(s.prev_comm))),
+            Ok(Event::Switch(ref s)) => Some((s.prev_pid, comm_hash(s.prev_comm), s.prev_prio)),
             _ => None,
         };
         let next = match ev {
@@ -218,6 +238,23 @@ cpus=2
         assert!(a.renamed(1, 16_933_206_588, 171));
         assert!(!a.renamed(1, 16_933_206_588, 172));
         assert!(!a.renamed(2, 16_933_242_820, 26));
+    }
+
+    /// The prio a task prints at its next switch-out: a nice change made while it ran
+    /// (6.1 `hogs-nice`, `hog5` set to nice 5 before its first switch); none past the
+    /// window.
+    #[test]
+    fn the_prio_of_the_next_switch_out() {
+        const RENICE: &str = "\
+cpus=2
+            hog5-127   [000]    12.537712997: sched_stat_runtime:   comm=hog5 pid=127 runtime=642075 [ns] vruntime=4788603354 [ns]
+            hog5-127   [000]    12.541059990: sched_switch:         hog5:127 [125] R ==> hog0:126 [120]
+            hog0-126   [000]    12.560000000: sched_switch:         hog0:126 [120] R ==> hog5:127 [125]
+";
+        let mut a = Lookahead::new(Box::new(RENICE.as_bytes()), "t");
+        assert_eq!(a.prio_at_switch_out(1, 12_537_712_997, 127), Some(125));
+        assert_eq!(a.prio_at_switch_out(1, 12_537_712_997, 126), None);
+        assert_eq!(a.prio_at_switch_out(2, 12_541_059_990, 126), None);
     }
 
     /// Nothing past the window or the end of the trace.

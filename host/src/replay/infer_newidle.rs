@@ -226,6 +226,14 @@ impl InferReplay {
         }
     }
 
+    /// The prio `pid` prints at its next switch-out (the look-ahead's), if within its
+    /// window.
+    pub(super) fn prio_next(&mut self, ts: u64, pid: i32) -> Option<i32> {
+        let line = self.newidle.line;
+        let ahead = self.newidle.ahead.as_mut()?;
+        ahead.prio_at_switch_out(line, ts, pid)
+    }
+
     /// Whether the look-ahead shows `pid` calling exec() (a new comm at a later switch-out
     /// within its window).
     pub(super) fn execs(&mut self, ts: u64, pid: i32) -> bool {
