@@ -214,8 +214,6 @@ struct Cpu {
     cfs: Option<SchedAvg>,
     /// Load of tasks that died or woke up elsewhere, folded in at the next update.
     removed: CfsRqRemoved,
-    /// The rq clock when the CPU last switched to its idle task (`rq->clock_idle`).
-    clock_idle: Option<u64>,
     /// Tasks attached before this cfs_rq's first answer-key record (at most
     /// [`MAX_ATTACH_ON_SIGHT`]).
     attach_on_sight: Vec<i32>,
@@ -724,8 +722,6 @@ fn point_samples<R: std::io::Read>(
         }
         if let Ok(e) = &ev {
             reads.event(e, rec.pid);
-        }
-        if let Ok(e) = &ev {
             if let Some(d) = timers.sample(rec.cpu, e) {
                 sample(ClockPoint::TimerWaking, d);
             }
@@ -1169,15 +1165,10 @@ impl InferReplay {
             self.newidle_balance(cpu, p, ts, stamp);
         }
         let clock = self.clock(cpu, pick);
-        let idle_clock = clock.filter(|_| s.next_pid == 0);
         let c = self.cpus.entry(cpu).or_default();
         c.curr = Some(s.next_pid);
         // set_next_entity(): exec_start.
         c.exec = clock.map(|at| (s.next_pid, at));
-        if s.next_pid == 0 {
-            // set_next_task_idle(): update_idle_rq_clock_pelt().
-            c.clock_idle = idle_clock;
-        }
         if s.next_pid != 0 {
             let weight = prio_weight(s.next_prio);
             let n = self.task(s.next_pid, s.next_comm);
@@ -1788,7 +1779,7 @@ impl InferReplay {
             let Some(c) = self.cpus.get(&from) else {
                 return;
             };
-            let idle_since = c.clock_idle.filter(|_| c.curr == Some(0));
+            let idle = c.curr == Some(0);
             let path = self.groups.path(pid);
             let Some(task) = self.tasks.get_mut(&pid) else {
                 return;
@@ -1807,7 +1798,7 @@ impl InferReplay {
             let lut = cfs.last_update_time;
             remove_entity_load_avg(lut, se, w, removed, t);
             let mut synced = None;
-            if let (Some(_), Some(now)) = (idle_since, lag_now) {
+            if let Some(now) = lag_now.filter(|_| idle) {
                 if !load_avg_is_decayed(se) {
                     // clock_pelt_idle + (sched_clock_cpu() - clock_idle): without
                     // invariance the two idle clocks are one. Every clock read of an idle

@@ -163,8 +163,10 @@ pub struct Eevdf {
     home: HashMap<i32, u32>,
     /// The model's decisions against the answer key.
     pub decisions: Decisions,
-    /// The key (a negative pid) of each group entity, per CPU and group path.
-    group_keys: BTreeMap<(u32, String), i32>,
+    /// The key (a negative pid) of each group entity, per group path and CPU.
+    group_keys: BTreeMap<String, BTreeMap<u32, i32>>,
+    /// How many group keys were given.
+    group_count: i32,
 }
 
 impl Eevdf {
@@ -185,6 +187,7 @@ impl Eevdf {
             home: HashMap::new(),
             decisions: Decisions::default(),
             group_keys: BTreeMap::new(),
+            group_count: 0,
         }
     }
 
@@ -501,11 +504,17 @@ impl Eevdf {
     /// The model's key of task group `path`'s entity on `cpu`'s root cfs_rq: a negative
     /// pid, one per CPU and group (each CPU has its own group sched_entity).
     pub fn group_key(&mut self, cpu: u32, path: &str) -> i32 {
-        let next = -2 - self.group_keys.len() as i32;
-        *self
-            .group_keys
-            .entry((cpu, path.to_string()))
-            .or_insert(next)
+        // Looked up by `&str` (no key built: it runs at every grouped switch).
+        if let Some(&k) = self.group_keys.get(path).and_then(|m| m.get(&cpu)) {
+            return k;
+        }
+        let key = -2 - self.group_count;
+        self.group_count += 1;
+        self.group_keys
+            .entry(path.to_string())
+            .or_default()
+            .insert(cpu, key);
+        key
     }
 
     /// A group entity (`key`, unscaled `weight`) whose cfs_rq empties on `cpu` at trace
@@ -523,10 +532,7 @@ impl Eevdf {
             let _ = self.cpu(cpu).rq.set_next_entity(i);
         }
         self.advance(cpu, now);
-        let flags = DequeueFlags {
-            sleep: true,
-            ..DequeueFlags::default()
-        };
+        let flags = sleep_flags();
         let c = self.cpu(cpu);
         if explain() {
             eprintln!("group move {now} cpu{cpu} key {key}: {}", c.describe());
@@ -554,10 +560,7 @@ impl Eevdf {
             return;
         }
         self.advance(cpu, now);
-        let flags = DequeueFlags {
-            sleep: true,
-            ..DequeueFlags::default()
-        };
+        let flags = sleep_flags();
         let c = self.cpu(cpu);
         if let Some(&i) = c.slot.get(&key) {
             if c.rq.se(i).is_ok_and(|se| se.on_rq && !se.sched_delayed) {
@@ -585,6 +588,13 @@ impl Eevdf {
         if let Some(cpu) = self.home.get(&pid).copied() {
             self.release(cpu, pid);
         }
+    }
+}
+
+fn sleep_flags() -> DequeueFlags {
+    DequeueFlags {
+        sleep: true,
+        ..DequeueFlags::default()
     }
 }
 

@@ -294,13 +294,7 @@ impl InferReplay {
     /// `None` for a task of the root group or without the model.
     pub(super) fn eevdf_group(&mut self, cpu: u32, pid: i32) -> Option<(i32, u64, bool)> {
         let path = self.groups.of_task.get(&pid)?;
-        let others = self.tasks.iter().any(|(&p, t)| {
-            p != pid
-                && t.cpu == cpu
-                && t.on_rq
-                && !t.detached
-                && self.groups.of_task.get(&p) == Some(path)
-        });
+        let others = self.group_others(cpu, pid);
         let w = self
             .groups
             .rqs
@@ -379,22 +373,21 @@ impl InferReplay {
                     2
                 }
             }
-            None => {
-                let path = self.groups.of_task.get(&pid);
-                let others = self.tasks.iter().any(|(&p, t)| {
-                    p != pid
-                        && t.cpu == cpu
-                        && t.on_rq
-                        && !t.detached
-                        && self.groups.of_task.get(&p) == path
-                });
-                if others {
-                    3
-                } else {
-                    2
-                }
-            }
+            None if self.group_others(cpu, pid) => 3,
+            None => 2,
         }
+    }
+
+    /// Whether another task of `pid`'s group is queued on `cpu`.
+    fn group_others(&self, cpu: u32, pid: i32) -> bool {
+        let path = self.groups.of_task.get(&pid);
+        self.tasks.iter().any(|(&p, t)| {
+            p != pid
+                && t.cpu == cpu
+                && t.on_rq
+                && !t.detached
+                && self.groups.of_task.get(&p) == path
+        })
     }
 
     /// update_blocked_averages() of the load-balance softirq (__update_blocked_fair()): each group cfs_rq of `cpu` decays (update_tg_load_avg()

@@ -32,11 +32,15 @@ use crate::trace::event::{Event, PeltCallKind};
 /// 10760160 ns between the timer's `now` and the read; 6.12: 10509480 to 10509500).
 const PATH_SPREAD_NS: i64 = 40;
 
-/// Per CPU, the `now=` of the `hrtimer_wakeup` callback under way whose wake-up has not
-/// read its clock yet, and whether that wake-up wrote its `sched_waking`; and the `now=`
-/// of the CPU's last expiry.
+/// The `hrtimer_wakeup` callbacks under way, per CPU.
 #[derive(Default)]
-pub(super) struct TimerWake(BTreeMap<u32, (u64, bool)>, BTreeMap<u32, u64>);
+pub(super) struct TimerWake {
+    /// The callback's `now=` while its wake-up has not read its clock yet, and whether
+    /// that wake-up wrote its `sched_waking`.
+    pending: BTreeMap<u32, (u64, bool)>,
+    /// The `now=` of the CPU's last expiry (one interrupt's callbacks share it).
+    last_now: BTreeMap<u32, u64>,
+}
 
 impl TimerWake {
     /// Follows the callbacks `cpu` runs: one starts at `hrtimer_expire_entry` of
@@ -45,21 +49,21 @@ impl TimerWake {
     pub(super) fn event(&mut self, cpu: u32, ev: &Event<'_>) {
         match *ev {
             Event::HrtimerExpire { function, now } => {
-                let first = now.is_some() && self.1.get(&cpu) != now.as_ref();
+                let first = now.is_some() && self.last_now.get(&cpu) != now.as_ref();
                 if let Some(n) = now {
-                    self.1.insert(cpu, n);
+                    self.last_now.insert(cpu, n);
                 }
                 match now {
                     Some(n) if first && function.starts_with("hrtimer_wakeup") => {
-                        self.0.insert(cpu, (n, false));
+                        self.pending.insert(cpu, (n, false));
                     }
                     _ => {
-                        self.0.remove(&cpu);
+                        self.pending.remove(&cpu);
                     }
                 }
             }
             Event::HrtimerExit => {
-                self.0.remove(&cpu);
+                self.pending.remove(&cpu);
             }
             _ => {}
         }
@@ -70,18 +74,18 @@ impl TimerWake {
     pub(super) fn sample(&mut self, cpu: u32, ev: &Event<'_>) -> Option<i64> {
         match *ev {
             Event::Wakeup { waking: true, .. } => {
-                if let Some(t) = self.0.get_mut(&cpu) {
+                if let Some(t) = self.pending.get_mut(&cpu) {
                     t.1 = true;
                 }
                 None
             }
             // A wake-up migration's sync (remove_entity_load_avg()) reads no clock.
             Event::PeltCall(ref c) if c.kind != PeltCallKind::BlockedSe => {
-                let (now, woke) = *self.0.get(&cpu)?;
+                let (now, woke) = *self.pending.get(&cpu)?;
                 if !woke {
                     return None;
                 }
-                self.0.remove(&cpu);
+                self.pending.remove(&cpu);
                 Some(c.now as i64 - now as i64)
             }
             _ => {
@@ -93,7 +97,7 @@ impl TimerWake {
 
     /// The timer's `now` of `cpu`'s callback under way, once: its first wake-up's.
     fn take(&mut self, cpu: u32) -> Option<u64> {
-        self.0.remove(&cpu).map(|(now, _)| now)
+        self.pending.remove(&cpu).map(|(now, _)| now)
     }
 }
 
