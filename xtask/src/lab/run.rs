@@ -23,12 +23,18 @@ pub const KERNEL_EVENTS: &[&str] = &[
     "sched:sched_migrate_task",
     "sched:sched_process_fork",
     "sched:sched_process_exit",
+    // exec's sched_exec() balance, whose find_idlest_cpu() syncs the running task's PELT
+    // even when it stays (fair.c); the exec also renames the task
+    "sched:sched_process_exec",
     // update_curr()'s: the exact instant of each dequeue's, tick's and put_prev's
     // runtime accounting, which no other recorded event marks (fair.c)
     "sched:sched_stat_runtime",
     "power:cpu_idle",
     "timer:hrtimer_expire_entry",
     "timer:hrtimer_expire_exit",
+    // a cgroup.procs write: cpu_cgroup_attach()'s sched_move_task() detaches the task's
+    // load from one cfs_rq and attaches it to another (core.c), with no sched event
+    "cgroup:cgroup_attach_task",
 ];
 
 /// Events recorded only where a trace-cmd filter (`-f`) holds: the SCHED softirq's
