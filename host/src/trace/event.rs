@@ -2,7 +2,8 @@
 //! Typed scheduler events from [`Record`]s.
 //!
 //! Known events: the sched tracepoints (`sched_switch`, `sched_waking`, `sched_wakeup`,
-//! `sched_wakeup_new`, `sched_migrate_task`, `sched_process_fork`, `sched_process_exit`),
+//! `sched_wakeup_new`, `sched_migrate_task`, `sched_process_fork`, `sched_process_exit`,
+//! `sched_process_exec`), `cgroup_attach_task`,
 //! `sched_stat_runtime`, `cpu_idle`, `cpu_frequency`, the tick's `hrtimer_expire_entry`,
 //! `softirq_entry`/`softirq_exit`,
 //! LISA's events
@@ -173,6 +174,27 @@ pub enum Event<'a> {
         /// The child's pid.
         child_pid: i32,
     },
+    /// `sched_process_exec` (fs/exec.c, after the new image is loaded; sched_exec()'s
+    /// balance ran before it, at the start of the exec).
+    Exec {
+        /// The task's pid.
+        pid: i32,
+        /// Its pid before the exec (another thread's when a non-leader execs).
+        old_pid: i32,
+        /// The file executed.
+        filename: &'a str,
+    },
+    /// `cgroup_attach_task` (kernel/cgroup/cgroup.c): a task moved into the cgroup
+    /// `path` after the controllers' attach callbacks ran (the cpu controller's
+    /// sched_move_task()).
+    CgroupAttach {
+        /// The task's pid.
+        pid: i32,
+        /// Its comm at the move.
+        comm: &'a str,
+        /// The destination cgroup's path (`/fg`).
+        path: &'a str,
+    },
     /// `sched_process_exit`.
     Exit {
         /// The task's comm.
@@ -304,7 +326,6 @@ pub const IGNORED: &[&str] = &[
     "hrtimer_cancel",
     "hrtimer_init",
     "sched_process_free",
-    "sched_process_exec",
     "sched_process_wait",
     "sched_wake_idle_without_ipi",
 ];
@@ -585,6 +606,17 @@ impl<'a> Event<'a> {
                 comm: get(b, "comm").unwrap_or(""),
                 pid: num(b, "pid")?,
             },
+            "sched_process_exec" => Event::Exec {
+                pid: num(b, "pid")?,
+                old_pid: num(b, "old_pid")?,
+                filename: get(b, "filename").unwrap_or(""),
+            },
+            "cgroup_attach_task" => Event::CgroupAttach {
+                pid: num(b, "pid")?,
+                comm: get(b, "comm").unwrap_or(""),
+                path: get(b, "dst_path")
+                    .ok_or_else(|| BadField("missing field `dst_path`".into()))?,
+            },
             "sched_stat_runtime" => Event::StatRuntime {
                 pid: num(b, "pid")?,
                 runtime: ns(b, "runtime")?
@@ -676,6 +708,31 @@ mod tests {
     fn one(line: &'static str) -> Result<Event<'static>, BadField> {
         let rec = crate::trace::report::split_line(line, 1).unwrap();
         Event::parse(&rec)
+    }
+
+    #[test]
+    fn exec_and_cgroup_attach() {
+        // lines of a 6.12 capture (`cargo xtask lab run`, `cgroup-weight`)
+        let exec = one("rt-app-181 [000] 17.019271513: sched_process_exec: filename=/usr/bin/rt-app pid=181 old_pid=181").unwrap();
+        assert_eq!(
+            exec,
+            Event::Exec {
+                pid: 181,
+                old_pid: 181,
+                filename: "/usr/bin/rt-app"
+            }
+        );
+        let attach = one("rt-app-181 [000] 17.016016826: cgroup_attach_task: dst_root=0 dst_id=51 dst_level=1 dst_path=/bg pid=181 comm=sh").unwrap();
+        assert_eq!(
+            attach,
+            Event::CgroupAttach {
+                pid: 181,
+                comm: "sh",
+                path: "/bg"
+            }
+        );
+        let bad = one("sh-1 [000] 1.0: cgroup_attach_task: dst_root=0 pid=1 comm=sh");
+        assert_eq!(bad, Err(BadField("missing field `dst_path`".into())));
     }
 
     #[test]
