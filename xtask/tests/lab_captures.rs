@@ -107,7 +107,20 @@ fn every_capture_is_complete_and_parses() {
     assert!(!caps.is_empty(), "no captures under {}", lab().display());
     let readme = std::fs::read_to_string(lab().join("README.md")).unwrap();
     for dir in caps {
-        let workload = dir.file_name().unwrap().to_str().unwrap().to_string();
+        // `<workload>/`, or `<workload>-N/` for a later capture of the same workload
+        let folder = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+        let workload = meta["workload"].as_str().unwrap_or_default().to_string();
+        let take = folder.strip_prefix(workload.as_str()).unwrap_or("?");
+        assert!(
+            take.is_empty()
+                || take
+                    .strip_prefix('-')
+                    .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n >= 2)),
+            "{}: folder {folder} is not meta.json's workload `{workload}` (or `{workload}-N`)",
+            dir.display()
+        );
         let kernel = dir
             .parent()
             .unwrap()
@@ -134,17 +147,10 @@ fn every_capture_is_complete_and_parses() {
             source.display()
         );
         assert!(
-            readme.contains(&format!("| {kernel} | {workload} |")),
-            "{here}: no `| {kernel} | {workload} |` line in fixtures/lab/README.md"
+            readme.contains(&format!("| {kernel} | {folder} |")),
+            "{here}: no `| {kernel} | {folder} |` line in fixtures/lab/README.md"
         );
-        let meta: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
         assert_eq!(meta["kernel"], kernel.as_str(), "{here}: meta.json kernel");
-        assert_eq!(
-            meta["workload"],
-            workload.as_str(),
-            "{here}: meta.json workload"
-        );
         let stats = std::fs::read_to_string(dir.join("probe-stats.txt")).unwrap();
         for f in ["se=", "blocked_se=", "cfs="] {
             let v = stats
