@@ -1950,7 +1950,10 @@ impl InferReplay {
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
         self.lock_event(ts, cpu, ev);
         match ev {
-            Event::PeltCall(c) => self.walk_record(c),
+            Event::PeltCall(c) => {
+                self.task_dead_before_record(ts, cpu, c);
+                self.walk_record(c)
+            }
             e if is_answer_key(e) => {}
             _ => {
                 self.finish_walks();
