@@ -48,6 +48,8 @@ mod dead;
 mod eevdf;
 #[path = "infer_group.rs"]
 mod group;
+#[path = "infer_lock.rs"]
+mod lock;
 #[path = "infer_newidle.rs"]
 mod newidle;
 #[path = "infer_pull.rs"]
@@ -298,6 +300,8 @@ pub struct InferReplay {
     remote: remote::RemoteUpdateCurr,
     /// The `hrtimer_wakeup` callbacks under way ([`timer`]).
     timers: timer::TimerWake,
+    /// Queued moves onto a CPU inside its own wake-up ([`lock`]).
+    locks: lock::LockWaits,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -868,6 +872,7 @@ impl InferReplay {
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
             timers: timer::TimerWake::default(),
+            locks: lock::LockWaits::default(),
         }
     }
 
@@ -1943,8 +1948,12 @@ impl InferReplay {
 
     /// One trace event (`cpu`: the buffer it came from).
     pub fn event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) -> Result<(), String> {
+        self.lock_event(ts, cpu, ev);
         match ev {
-            Event::PeltCall(c) => self.walk_record(c),
+            Event::PeltCall(c) => {
+                self.task_dead_before_record(ts, cpu, c);
+                self.walk_record(c)
+            }
             e if is_answer_key(e) => {}
             _ => {
                 self.finish_walks();
@@ -2133,6 +2142,7 @@ impl InferReplay {
                 self.migrate(ts, pid, orig_cpu, dest_cpu, waking);
                 if !waking && dest_cpu != cpu {
                     self.moved_onto_idle(pid, dest_cpu, ts);
+                    self.lock_move(cpu, pid, dest_cpu);
                 }
             }
             Event::HrtimerExpire { function, .. } if is_tick(function) => {

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use super::{is_tick, InferReplay};
-use crate::trace::event::Event;
+use crate::trace::event::{Event, PeltCall, PeltCallKind};
 
 /// How long after its last `sched_switch` is written an exiting task's task_dead_fair()
 /// runs (ns): its remove_entity_load_avg() sync record comes a median 6.9 µs after the
@@ -73,6 +73,27 @@ impl InferReplay {
                 self.exit(d.pid);
             }
         }
+    }
+
+    /// Before the answer-key record `c` written on `cpu` at trace time `ts`: a cfs_rq
+    /// record of the dying task's CPU written after its task_dead_fair() would have run
+    /// (no tick pending) comes after it. Such a record is a clock read no event shows
+    /// (6.12 do_idle()'s nohz_run_idle_balance() of a NOHZ_NEWILB_KICK that
+    /// sched_balance_newidle() set, before the `cpu_idle` event: 6.12
+    /// `periodic-5pct-16ms-2`, cpu0 at 19.978416 s, 16 µs after the exiting `p5`'s last
+    /// switch, root util 0 with its removed load folded, ours 74 without).
+    pub(super) fn task_dead_before_record(&mut self, ts: u64, cpu: u32, c: &PeltCall<'_>) {
+        if c.kind != PeltCallKind::CfsRq || c.cpu != cpu {
+            return;
+        }
+        let Some(&d) = self.dying.0.get(&cpu) else {
+            return;
+        };
+        if d.in_irq || ts <= d.ts + TASK_DEAD_AFTER_SWITCH {
+            return;
+        }
+        self.dying.0.remove(&cpu);
+        self.exit(d.pid);
     }
 }
 
