@@ -58,6 +58,8 @@ mod pull;
 mod remote;
 #[path = "infer_softirq.rs"]
 mod softirq;
+#[path = "infer_stopper.rs"]
+mod stopper;
 #[path = "infer_timer.rs"]
 mod timer;
 
@@ -298,6 +300,8 @@ pub struct InferReplay {
     dying: dead::Dying,
     /// Running tasks' `sched_stat_runtime` written by a remote enqueue ([`remote`]).
     remote: remote::RemoteUpdateCurr,
+    /// Each CPU's stopper while it runs ([`stopper`]).
+    stoppers: stopper::Stoppers,
     /// The `hrtimer_wakeup` callbacks under way ([`timer`]).
     timers: timer::TimerWake,
     /// Queued moves onto a CPU inside its own wake-up ([`lock`]).
@@ -871,6 +875,7 @@ impl InferReplay {
             pulls: pull::Pulls::default(),
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
+            stoppers: stopper::Stoppers::default(),
             timers: timer::TimerWake::default(),
             locks: lock::LockWaits::default(),
         }
@@ -1820,7 +1825,12 @@ impl InferReplay {
         }
         // A queued task (task_on_rq_migrating()): dequeue_entity() updated and detached it
         // (DO_DETACH) on the old CPU just before the event.
-        self.update(Some(pid), from, self.pull_dequeue(from, ts));
+        let read = self.stopper_dequeue(pid, from, ts);
+        self.update(
+            Some(pid),
+            from,
+            read.unwrap_or_else(|| self.pull_dequeue(from, ts)),
+        );
         let path = self.groups.path(pid);
         let Some(task) = self.tasks.get_mut(&pid) else {
             return;
@@ -2008,6 +2018,7 @@ impl InferReplay {
             } => self.groups.fork(parent_pid, child_pid),
             Event::Switch(ref s) => {
                 let clock = (mark.update_curr(s.prev_pid), mark.attach_clock(s.prev_pid));
+                self.note_stopper(ts, cpu, s.next_comm);
                 self.switch(ts, cpu, s, clock, mark.idle_pull(s.prev_pid))?;
                 self.resume_deferred(s.next_pid, cpu, ts);
                 if let Some(t) = self.tasks.get_mut(&s.next_pid).filter(|_| self.unkeyed) {
