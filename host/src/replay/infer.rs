@@ -46,6 +46,8 @@ mod clock;
 mod dead;
 #[path = "infer_eevdf.rs"]
 mod eevdf;
+#[path = "infer_fork.rs"]
+mod fork;
 #[path = "infer_group.rs"]
 mod group;
 #[path = "infer_lock.rs"]
@@ -306,6 +308,8 @@ pub struct InferReplay {
     timers: timer::TimerWake,
     /// Queued moves onto a CPU inside its own wake-up ([`lock`]).
     locks: lock::LockWaits,
+    /// The root cfs_rqs as their first records left them ([`fork`]).
+    first_records: fork::FirstRecords,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -878,6 +882,7 @@ impl InferReplay {
             stoppers: stopper::Stoppers::default(),
             timers: timer::TimerWake::default(),
             locks: lock::LockWaits::default(),
+            first_records: fork::FirstRecords::default(),
         }
     }
 
@@ -1687,6 +1692,7 @@ impl InferReplay {
             weight
         };
         // The cfs_rq as it is before the enqueue's update (removed load not folded yet).
+        let cfs = self.post_init_cfs(cpu, path.is_none(), cfs);
         post_init_entity_util_avg(&mut se, &cfs, 1024, share);
         // The task has no signal yet: only its cfs_rqs are updated.
         self.update(Some(pid), cpu, ts);
@@ -2335,6 +2341,7 @@ impl InferReplay {
                         }
                     }
                     self.cpus.entry(ncpu).or_default().cfs = Some(cfs);
+                    self.first_root_record(ncpu, cfs, kbefore);
                     self.run_deferred(ncpu, true, None);
                     return;
                 };
