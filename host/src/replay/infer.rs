@@ -56,6 +56,8 @@ mod lock;
 mod newidle;
 #[path = "infer_pull.rs"]
 mod pull;
+#[path = "infer_rebalance.rs"]
+mod rebalance;
 #[path = "infer_remote.rs"]
 mod remote;
 #[path = "infer_softirq.rs"]
@@ -304,6 +306,8 @@ pub struct InferReplay {
     remote: remote::RemoteUpdateCurr,
     /// Each CPU's stopper while it runs ([`stopper`]).
     stoppers: stopper::Stoppers,
+    /// Each CPU's last periodic balance ([`rebalance`]).
+    rebalance: rebalance::Rebalance,
     /// The `hrtimer_wakeup` callbacks under way ([`timer`]).
     timers: timer::TimerWake,
     /// Queued moves onto a CPU inside its own wake-up ([`lock`]).
@@ -880,6 +884,7 @@ impl InferReplay {
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
             stoppers: stopper::Stoppers::default(),
+            rebalance: rebalance::Rebalance::default(),
             timers: timer::TimerWake::default(),
             locks: lock::LockWaits::default(),
             first_records: fork::FirstRecords::default(),
@@ -932,6 +937,7 @@ impl InferReplay {
     /// v6.12's delayed dequeue is modelled ([`eevdf`]) on a kernel of `nr_cpus` online
     /// CPUs (its base slice) and `hz` (TICK_NSEC); called after [`Self::set_kernel`].
     pub fn set_eevdf(&mut self, nr_cpus: u32, hz: u32) {
+        self.rebalance.tick = schedmath::schedutil::tick_nsec(hz.max(1)).unwrap_or(0) as u64;
         if self.util_est_before_dequeue {
             // TICK_NSEC bounds a lag; HZ 0 is refused where meta.json is read.
             let tick = schedmath::schedutil::tick_nsec(hz.max(1)).unwrap_or(0) as u64;
@@ -2188,7 +2194,9 @@ impl InferReplay {
                 vec: SCHED_SOFTIRQ,
                 exit: false,
             } => {
-                self.newidle_softirq(ts);
+                if self.periodic_balance(cpu, ts) {
+                    self.newidle_softirq(ts);
+                }
                 self.sched_softirq(cpu, ts)
             }
             Event::StatRuntime { pid, .. } => {
