@@ -29,7 +29,8 @@
 //! Not visible in sched events, hence errors: which of 6.12's sleeps are delayed (a task
 //! that sleeps with negative lag stays queued, its load still counted, until picked;
 //! decided from a model of each CPU's EEVDF state: [`eevdf`]), a task's move
-//! into a cgroup (taken from its first answer-key record in the new group: [`group`]),
+//! into a cgroup where the trace does not record `cgroup_attach_task` ([`cgroup`]; taken
+//! from its first answer-key record in the new group: [`group`]),
 //! the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
 //! newly-idle balance runs in between, which `sched_stat_runtime` shows when the trace
@@ -40,6 +41,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 #[path = "infer_ahead.rs"]
 mod ahead;
+#[path = "infer_cgroup.rs"]
+mod cgroup;
 #[path = "infer_clock.rs"]
 mod clock;
 #[path = "infer_dead.rs"]
@@ -298,6 +301,8 @@ pub struct InferReplay {
     remote: remote::RemoteUpdateCurr,
     /// The `hrtimer_wakeup` callbacks under way ([`timer`]).
     timers: timer::TimerWake,
+    /// Moves into a cgroup the trace records ([`cgroup`]).
+    cgroups: cgroup::CgroupMoves,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -868,6 +873,7 @@ impl InferReplay {
             dying: dead::Dying::default(),
             remote: remote::RemoteUpdateCurr::default(),
             timers: timer::TimerWake::default(),
+            cgroups: cgroup::CgroupMoves::default(),
         }
     }
 
@@ -1976,6 +1982,7 @@ impl InferReplay {
         self.resched_before(cpu, ev);
         self.timers.event(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
+        self.cgroup_after_event(ts, cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
@@ -2339,6 +2346,7 @@ impl InferReplay {
                 cpu.perf.0 += perf(kafter.util_avg);
                 cpu.perf.1 += perf(p.util_avg);
                 cpu.perf.2 += 1;
+                self.cgroup_record(ncpu);
                 self.run_deferred(ncpu, true, None);
             }
             EntityKey::Task(pid) => {
