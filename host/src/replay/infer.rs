@@ -1953,7 +1953,7 @@ impl InferReplay {
             Event::PeltCall(c) => self.walk_record(c),
             e if is_answer_key(e) => {}
             _ => {
-                self.finish_walks();
+                self.finish_walks_for(cpu, ev);
                 self.task_dead_before(ts, cpu, ev);
             }
         }
