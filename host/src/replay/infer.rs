@@ -29,7 +29,8 @@
 //! Not visible in sched events, hence errors: which of 6.12's sleeps are delayed (a task
 //! that sleeps with negative lag stays queued, its load still counted, until picked;
 //! decided from a model of each CPU's EEVDF state: [`eevdf`]), a task's move
-//! into a cgroup (taken from its first answer-key record in the new group: [`group`]),
+//! into a cgroup where the trace does not record `cgroup_attach_task` ([`cgroup`]; taken
+//! from its first answer-key record in the new group: [`group`]),
 //! the exact rq clock reads (estimated per update
 //! point from the answer key; a dequeue can come long before its `sched_switch` when a
 //! newly-idle balance runs in between, which `sched_stat_runtime` shows when the trace
@@ -40,6 +41,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 #[path = "infer_ahead.rs"]
 mod ahead;
+#[path = "infer_cgroup.rs"]
+mod cgroup;
 #[path = "infer_clock.rs"]
 mod clock;
 #[path = "infer_dead.rs"]
@@ -314,6 +317,8 @@ pub struct InferReplay {
     locks: lock::LockWaits,
     /// The root cfs_rqs as their first records left them ([`fork`]).
     first_records: fork::FirstRecords,
+    /// Moves into a cgroup the trace records ([`cgroup`]).
+    cgroups: cgroup::CgroupMoves,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -888,6 +893,7 @@ impl InferReplay {
             timers: timer::TimerWake::default(),
             locks: lock::LockWaits::default(),
             first_records: fork::FirstRecords::default(),
+            cgroups: cgroup::CgroupMoves::default(),
         }
     }
 
@@ -1978,7 +1984,7 @@ impl InferReplay {
             }
             e if is_answer_key(e) => {}
             _ => {
-                self.finish_walks();
+                self.finish_walks_for(cpu, ev);
                 self.task_dead_before(ts, cpu, ev);
             }
         }
@@ -2007,6 +2013,7 @@ impl InferReplay {
         self.resched_before(cpu, ev);
         self.timers.event(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
+        self.cgroup_after_event(ts, cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
@@ -2375,6 +2382,7 @@ impl InferReplay {
                 cpu.perf.0 += perf(kafter.util_avg);
                 cpu.perf.1 += perf(p.util_avg);
                 cpu.perf.2 += 1;
+                self.cgroup_record(ncpu);
                 self.run_deferred(ncpu, true, None);
             }
             EntityKey::Task(pid) => {

@@ -55,6 +55,9 @@ fn comm_hash(comm: &str) -> u64 {
 pub struct Lookahead {
     reader: ReportReader<Box<dyn BufRead>>,
     queue: VecDeque<Ahead>,
+    /// The `cgroup_attach_task` events in [`Self::queue`] (there as [`Next::Other`]):
+    /// (line, pid, destination path).
+    attaches: VecDeque<(u64, i32, String)>,
     /// The stamp of the last record read (the window's edge).
     read_to: u64,
     end: bool,
@@ -66,6 +69,7 @@ impl Lookahead {
         Lookahead {
             reader: ReportReader::new(input, name),
             queue: VecDeque::new(),
+            attaches: VecDeque::new(),
             read_to: 0,
             end: false,
         }
@@ -128,11 +132,23 @@ impl Lookahead {
         }
     }
 
+    /// If the next event `cpu` writes after line `line` (at `ts`), within [`WINDOW_NS`],
+    /// is a `cgroup_attach_task`: its (pid, destination path).
+    pub fn attach_next_on(&mut self, line: u64, ts: u64, cpu: u32) -> Option<(i32, &str)> {
+        self.next_on(line, ts, cpu)?;
+        let next = self.queue.iter().find(|a| a.2 == cpu)?.0;
+        let a = self.attaches.iter().find(|a| a.0 == next)?;
+        Some((a.1, a.2.as_str()))
+    }
+
     /// Drops what the replay has read (up to line `line`); returns the window's edge for
     /// the replay at `ts`.
     fn from(&mut self, line: u64, ts: u64) -> u64 {
         while self.queue.front().is_some_and(|a| a.0 <= line) {
             self.queue.pop_front();
+        }
+        while self.attaches.front().is_some_and(|a| a.0 <= line) {
+            self.attaches.pop_front();
         }
         ts.saturating_add(WINDOW_NS)
     }
@@ -171,6 +187,10 @@ impl Lookahead {
                 dest_cpu,
                 ..
             }) => Next::Migrate(pid, orig_cpu, dest_cpu),
+            Ok(Event::CgroupAttach { pid, path, .. }) => {
+                self.attaches.push_back((rec.line, pid, path.to_string()));
+                Next::Other
+            }
             Ok(Event::Other | Event::PeltCall(_)) | Err(_) => return,
             Ok(ref e) if is_answer_key(e) => return,
             Ok(_) => Next::Other,
@@ -255,6 +275,25 @@ cpus=2
         assert_eq!(a.prio_at_switch_out(1, 12_537_712_997, 127), Some(125));
         assert_eq!(a.prio_at_switch_out(1, 12_537_712_997, 126), None);
         assert_eq!(a.prio_at_switch_out(2, 12_541_059_990, 126), None);
+    }
+
+    /// A move into a cgroup that the running task wrote itself: its `sched_stat_runtime`
+    /// (the move's dequeue) is followed on its CPU by the attach event (6.1
+    /// `cgroup-weight-2`, `sh` 137 into `/bg` at 12.9930 s); not by the attach of another
+    /// CPU.
+    #[test]
+    fn the_next_event_is_a_cgroup_attach() {
+        const MOVE: &str = "\
+cpus=2
+          rt-app-137   [000]    12.993036410: sched_stat_runtime:   comm=sh pid=137 runtime=38056 [ns] vruntime=8970603338 [ns]
+          rt-app-135   [001]    12.993100000: sched_stat_runtime:   comm=sh pid=135 runtime=1000 [ns] vruntime=1000 [ns]
+          rt-app-137   [000]    12.993181532: cgroup_attach_task:   dst_root=0 dst_id=45 dst_level=1 dst_path=/bg pid=137 comm=sh
+          rt-app-137   [000]    12.993230728: sched_switch:         sh:137 [120] R ==> kworker/0:1:17 [120]
+";
+        let mut a = Lookahead::new(Box::new(MOVE.as_bytes()), "t");
+        assert_eq!(a.attach_next_on(2, 12_993_036_410, 0), Some((137, "/bg")));
+        assert_eq!(a.attach_next_on(2, 12_993_036_410, 1), None);
+        assert_eq!(a.attach_next_on(4, 12_993_181_532, 0), None);
     }
 
     /// Nothing past the window or the end of the trace.

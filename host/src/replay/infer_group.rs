@@ -14,7 +14,8 @@
 //! the shares changed and never for an empty group).
 //!
 //! Which group: a forked task inherits its parent's; a task moved by a write to
-//! `cgroup.procs` (no sched event shows it) moves at its first answer-key record that
+//! `cgroup.procs` moves where `cgroup_attach_task` places it ([`super::cgroup`]), or,
+//! in a trace without that event, at its first answer-key record that
 //! names the new group (the move: detach from the old cfs_rq, attach to the new one, as
 //! sched_move_task() does). The groups' shares are their `cpu.weight` from the capture's
 //! `meta.json` (`cgroups`), else the default 100.
@@ -167,6 +168,14 @@ impl Groups {
         match self.of_task.get(&parent).cloned() {
             Some(p) => self.of_task.insert(child, p),
             None => self.of_task.remove(&child),
+        };
+    }
+
+    /// `pid` is now in group `path` (`/`: the root group).
+    pub(super) fn set(&mut self, pid: i32, path: &str) {
+        match path {
+            "/" => self.of_task.remove(&pid),
+            p => self.of_task.insert(pid, p.to_string()),
         };
     }
 
@@ -327,7 +336,7 @@ impl InferReplay {
     /// leaves the root cfs_rq of the delayed-dequeue model (sched_move_task() dequeues it
     /// there and enqueues it on its group's cfs_rq, whose entity is queued on the root
     /// instead). Only the root group's tasks have their own entity there.
-    fn eevdf_follow_group(&mut self, ts: u64, pid: i32, into: bool) {
+    pub(super) fn eevdf_follow_group(&mut self, ts: u64, pid: i32, into: bool) {
         let was_root = !self.groups.of_task.contains_key(&pid);
         if !into || !was_root {
             return;
@@ -545,7 +554,7 @@ impl InferReplay {
 
     /// The group entity of a queued task just moved into its group is enqueued on the
     /// root cfs_rq of the delayed-dequeue model ([`Self::eevdf_follow_group`]).
-    fn eevdf_enqueue_group(&mut self) {
+    pub(super) fn eevdf_enqueue_group(&mut self) {
         let Some((pid, cpu, ts)) = self.groups.eevdf_pending.take() else {
             return;
         };

@@ -193,6 +193,15 @@ impl InferReplay {
         self.newidle.ahead.as_mut()?.next_on(line, ts, cpu)
     }
 
+    /// If `cpu` writes a `cgroup_attach_task` next after the current line (at trace time
+    /// `ts`): its (pid, destination path) ([`Lookahead::attach_next_on`]).
+    pub(super) fn ahead_attach_next_on(&mut self, ts: u64, cpu: u32) -> Option<(i32, String)> {
+        let line = self.newidle.line;
+        let ahead = self.newidle.ahead.as_mut()?;
+        let (pid, path) = ahead.attach_next_on(line, ts, cpu)?;
+        Some((pid, path.to_string()))
+    }
+
     /// After each event: add_nr_running() sets the flag when a CPU reaches two tasks
     /// (kernel/sched/sched.h); the flag is only cleared by a balance, which sees the same.
     pub(super) fn newidle_after_event(&mut self, ts: u64, cpu: u32, ev: &Event<'_>) {

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use super::{ClockPoint, InferReplay};
-use crate::trace::event::{PeltCall, PeltCallKind};
+use crate::trace::event::{Event, PeltCall, PeltCallKind};
 
 /// The blocked-average walks under way, per CPU.
 #[derive(Default)]
@@ -102,6 +102,37 @@ impl InferReplay {
             self.group_propagate(c.cpu, &p);
         }
         self.update_blocked_group_levels(c.cpu, &path, ts);
+    }
+
+    /// Any other event written on `cpu`: the walks under way on the runqueues it takes
+    /// are done (the walk holds its rq lock throughout): the writer's, and a wake-up's or
+    /// a migration's other CPU. Another CPU's events can come in the middle of a walk in
+    /// trace time (6.1 `cgroup-weight-2`, cpu1 at 16.0491 s: its walk's `/bg` record, a
+    /// vCPU pause of 1.9 ms with cpu0's `sched_switch` in it, then the group entity's and
+    /// the root's records, the root before the propagation).
+    pub(super) fn finish_walks_for(&mut self, cpu: u32, ev: &Event<'_>) {
+        let other = match *ev {
+            Event::Wakeup { target_cpu, .. } => target_cpu,
+            Event::Migrate {
+                orig_cpu, dest_cpu, ..
+            } => Some(if orig_cpu == cpu { dest_cpu } else { orig_cpu }),
+            _ => None,
+        };
+        for c in [Some(cpu), other].into_iter().flatten() {
+            if let Some(w) = self.walks.0.remove(&c) {
+                self.finish_walk(c, w);
+            }
+        }
+    }
+
+    /// The rest of one CPU's walk.
+    fn finish_walk(&mut self, cpu: u32, w: Walk) {
+        if let Some((p, _)) = w.propagate {
+            self.group_propagate(cpu, &p);
+        }
+        for p in w.groups {
+            self.update_blocked_group(cpu, &p, w.ts);
+        }
     }
 
     /// Any other event: the walks under way are done (the rq lock was held throughout).
