@@ -50,6 +50,8 @@ mod eevdf;
 mod fork;
 #[path = "infer_group.rs"]
 mod group;
+#[path = "infer_kick.rs"]
+mod kick;
 #[path = "infer_lock.rs"]
 mod lock;
 #[path = "infer_newidle.rs"]
@@ -306,6 +308,8 @@ pub struct InferReplay {
     locks: lock::LockWaits,
     /// The root cfs_rqs as their first records left them ([`fork`]).
     first_records: fork::FirstRecords,
+    /// Idle CPUs woken without a tick ([`kick`]).
+    kicked: kick::Kicked,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -878,6 +882,7 @@ impl InferReplay {
             timers: timer::TimerWake::default(),
             locks: lock::LockWaits::default(),
             first_records: fork::FirstRecords::default(),
+            kicked: kick::Kicked::default(),
         }
     }
 
@@ -1991,6 +1996,9 @@ impl InferReplay {
         self.resched_before(cpu, ev);
         self.timers.event(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
+        if !is_answer_key(ev) && !matches!(ev, Event::PeltCall(_)) {
+            self.kick_event(cpu, ev);
+        }
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
@@ -2178,7 +2186,11 @@ impl InferReplay {
                 exit: false,
             } => {
                 self.newidle_softirq(ts);
-                self.sched_softirq(cpu, ts)
+                if self.kicked_softirq(cpu) {
+                    self.sched_softirq = true;
+                } else {
+                    self.sched_softirq(cpu, ts)
+                }
             }
             Event::StatRuntime { pid, .. } => {
                 self.stat_runtime = true;
