@@ -53,6 +53,8 @@ mod eevdf;
 mod fork;
 #[path = "infer_group.rs"]
 mod group;
+#[path = "infer_kick.rs"]
+mod kick;
 #[path = "infer_lock.rs"]
 mod lock;
 #[path = "infer_newidle.rs"]
@@ -319,6 +321,8 @@ pub struct InferReplay {
     first_records: fork::FirstRecords,
     /// Moves into a cgroup the trace records ([`cgroup`]).
     cgroups: cgroup::CgroupMoves,
+    /// Idle CPUs woken without a tick ([`kick`]).
+    kicked: kick::Kicked,
 }
 
 /// Where the kernel reads the rq clock relative to the event the replay sees: the
@@ -894,6 +898,7 @@ impl InferReplay {
             locks: lock::LockWaits::default(),
             first_records: fork::FirstRecords::default(),
             cgroups: cgroup::CgroupMoves::default(),
+            kicked: kick::Kicked::default(),
         }
     }
 
@@ -2014,6 +2019,9 @@ impl InferReplay {
         self.timers.event(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
         self.cgroup_after_event(ts, cpu, ev);
+        if !is_answer_key(ev) && !matches!(ev, Event::PeltCall(_)) {
+            self.kick_event(cpu, ev);
+        }
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
@@ -2204,7 +2212,11 @@ impl InferReplay {
                 if self.periodic_balance(cpu, ts) {
                     self.newidle_softirq(ts);
                 }
-                self.sched_softirq(cpu, ts)
+                if self.kicked_softirq(cpu) {
+                    self.sched_softirq = true;
+                } else {
+                    self.sched_softirq(cpu, ts)
+                }
             }
             Event::StatRuntime { pid, .. } => {
                 self.stat_runtime = true;
