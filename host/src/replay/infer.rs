@@ -1150,10 +1150,18 @@ impl InferReplay {
         // (A dequeue the look-ahead ran before the newly-idle walk called it already.)
         let early = prev.is_some_and(|p| self.dequeued_before_newidle(cpu, p));
         self.groups.reweight = sleeping && !early;
-        self.update(prev, cpu, ts);
+        // Between two tasks of no fair class (idle, RT, stop) no fair entity is put or
+        // set (put_prev_task() / set_next_task() of those classes): no cfs_rq update.
+        let fair = |pid: i32, prio| pid != 0 && prio_weight(prio).is_some();
+        let cfs = fair(s.prev_pid, s.prev_prio) || fair(s.next_pid, s.next_prio);
+        if cfs {
+            self.update(prev, cpu, ts);
+        } else {
+            self.rq_clock_only(cpu, ts);
+        }
         self.groups.reweight = false;
         let pick = self.pick_clock(cpu, ts);
-        if s.next_pid != 0 {
+        if s.next_pid != 0 && cfs {
             self.update(Some(s.next_pid), cpu, pick);
         }
         self.groups.reweight = true;
@@ -2107,8 +2115,12 @@ impl InferReplay {
                         self.migrate(ts, pid, from, target, true);
                     }
                     self.attach_detached(pid, target, ts);
-                    // A delayed task's requeue_delayed_entity(): updated still delayed.
-                    self.update(Some(pid), target, ts);
+                    if weight.is_some() {
+                        // A delayed task's requeue_delayed_entity(): updated still delayed.
+                        self.update(Some(pid), target, ts);
+                    } else {
+                        self.rq_clock_only(target, ts);
+                    }
                 }
                 if let Some((p, w)) = self.eevdf_weight(pid, prio) {
                     if let Some(e) = self.eevdf.as_mut() {

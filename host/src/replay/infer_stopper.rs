@@ -9,6 +9,12 @@
 //! `hogs-nice-2`, `hog5` moved from cpu1 at 12.4701 s: read 10 µs after the switch to
 //! `migration/1`, 18 µs before the event, across a PELT period boundary the kernel's
 //! dequeue had not reached).
+//!
+//! The stopper itself (like any RT task) is no fair entity: its wake-up and its switches
+//! from and to the idle task update no cfs_rq ([`InferReplay::rq_clock_only`]; 6.1
+//! `periodic-5pct-16ms-2`, cpu0 at 12.6483 s: the watchdog's wake-up of `migration/0`
+//! on the idle CPU, where the replay's extra root update crossed a PELT period boundary
+//! the kernel's next update reached from its own phase: util 633 vs 624).
 
 use std::collections::BTreeMap;
 
@@ -39,5 +45,16 @@ impl InferReplay {
             return None;
         }
         self.stoppers.0.get(&from).copied().filter(|&at| at <= ts)
+    }
+}
+
+impl InferReplay {
+    /// An update_rq_clock() of `cpu` at trace time `ts` that updates no fair entity: the
+    /// enqueue of an RT or stop task (enqueue_task_rt() / enqueue_task_stop() touch no
+    /// cfs_rq), which only moves the clock the next skipped update reuses.
+    pub(super) fn rq_clock_only(&mut self, cpu: u32, ts: u64) {
+        if let Some(c) = self.cpus.get_mut(&cpu) {
+            c.clock_read = Some(c.clock_read.map_or(ts, |r| r.max(ts)));
+        }
     }
 }
