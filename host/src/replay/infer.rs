@@ -2224,7 +2224,7 @@ impl InferReplay {
                 if self.periodic_balance(cpu, ts) {
                     self.newidle_softirq(ts);
                 }
-                if self.kicked_softirq(cpu) {
+                if self.kicked_softirq(cpu) || self.kick_before_tick(cpu, ts) {
                     self.sched_softirq = true;
                 } else {
                     self.sched_softirq(cpu, ts)

@@ -35,6 +35,8 @@ pub enum Next {
     Idle,
     /// `sched_migrate_task`: (pid, orig_cpu, dest_cpu).
     Migrate(i32, u32, u32),
+    /// `softirq_entry` of SCHED_SOFTIRQ.
+    SchedSoftirq,
     /// Any other sched event, timer or softirq event.
     Other,
 }
@@ -187,6 +189,10 @@ impl Lookahead {
                 dest_cpu,
                 ..
             }) => Next::Migrate(pid, orig_cpu, dest_cpu),
+            Ok(Event::Softirq {
+                vec: crate::trace::event::SCHED_SOFTIRQ,
+                exit: false,
+            }) => Next::SchedSoftirq,
             Ok(Event::CgroupAttach { pid, path, .. }) => {
                 self.attaches.push_back((rec.line, pid, path.to_string()));
                 Next::Other

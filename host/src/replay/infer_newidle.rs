@@ -139,7 +139,7 @@ fn pulled_switch(ahead: &mut Lookahead, line: u64, ts: u64, cpu: u32, pid: i32) 
             Next::Runtime(p, _) if n == 0 && p != pid => {}
             _ if n == 0 => return None,
             Next::Runtime(p, _) if p == pid => attach = true,
-            Next::Other | Next::Migrate(..) if !attach => {}
+            Next::Other | Next::SchedSoftirq | Next::Migrate(..) if !attach => {}
             Next::SleepToTask(p, _) if p == pid && attach => return first,
             _ => return None,
         }
@@ -191,6 +191,13 @@ impl InferReplay {
     pub(super) fn ahead_next_on(&mut self, ts: u64, cpu: u32) -> Option<(u64, Next)> {
         let line = self.newidle.line;
         self.newidle.ahead.as_mut()?.next_on(line, ts, cpu)
+    }
+
+    /// The `n`-th event (from 0) `cpu` writes after the current line (at trace time `ts`)
+    /// ([`Lookahead::nth_on`]).
+    pub(super) fn ahead_nth_on(&mut self, ts: u64, cpu: u32, n: usize) -> Option<(u64, Next)> {
+        let line = self.newidle.line;
+        self.newidle.ahead.as_mut()?.nth_on(line, ts, cpu, n)
     }
 
     /// If `cpu` writes a `cgroup_attach_task` next after the current line (at trace time
