@@ -948,10 +948,11 @@ impl InferReplay {
     /// v6.12's delayed dequeue is modelled ([`eevdf`]) on a kernel of `nr_cpus` online
     /// CPUs (its base slice) and `hz` (TICK_NSEC); called after [`Self::set_kernel`].
     pub fn set_eevdf(&mut self, nr_cpus: u32, hz: u32) {
-        self.rebalance.tick = schedmath::schedutil::tick_nsec(hz.max(1)).unwrap_or(0) as u64;
+        // TICK_NSEC bounds a lag and counts the balance's jiffies ([`rebalance`]); HZ 0
+        // is refused where meta.json is read.
+        let tick = schedmath::schedutil::tick_nsec(hz.max(1)).unwrap_or(0) as u64;
+        self.rebalance.tick = tick;
         if self.util_est_before_dequeue {
-            // TICK_NSEC bounds a lag; HZ 0 is refused where meta.json is read.
-            let tick = schedmath::schedutil::tick_nsec(hz.max(1)).unwrap_or(0) as u64;
             self.eevdf = Some(eevdf::Eevdf::new(self.profile, nr_cpus, tick));
         }
     }
@@ -2027,9 +2028,7 @@ impl InferReplay {
         self.timers.event(cpu, ev);
         let r = self.event_inner(ts, cpu, ev);
         self.cgroup_after_event(ts, cpu, ev);
-        if !is_answer_key(ev) && !matches!(ev, Event::PeltCall(_)) {
-            self.kick_event(cpu, ev);
-        }
+        self.kick_event(cpu, ev);
         self.newidle_after_event(ts, cpu, ev);
         // update_cfs_group() after the event's enqueues/dequeues.
         self.settle_groups();
@@ -2148,8 +2147,8 @@ impl InferReplay {
                 waking: true,
                 ..
             } => {
-                // The CPU's stopper (kernel/stop_machine.c names it `migration/N`).
-                if comm.starts_with("migration/") && target_cpu.is_none_or(|t| t == cpu) {
+                // The CPU's stopper.
+                if stopper::is_stopper(comm) && target_cpu.is_none_or(|t| t == cpu) {
                     self.exec_sync(ts, cpu);
                 }
                 // Not before the read an `hrtimer_wakeup` callback's path allows.

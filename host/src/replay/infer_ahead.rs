@@ -138,6 +138,9 @@ impl Lookahead {
     /// is a `cgroup_attach_task`: its (pid, destination path).
     pub fn attach_next_on(&mut self, line: u64, ts: u64, cpu: u32) -> Option<(i32, &str)> {
         self.next_on(line, ts, cpu)?;
+        if self.attaches.is_empty() {
+            return None;
+        }
         let next = self.queue.iter().find(|a| a.2 == cpu)?.0;
         let a = self.attaches.iter().find(|a| a.0 == next)?;
         Some((a.1, a.2.as_str()))

@@ -35,6 +35,9 @@ pub(super) struct Kicked(BTreeSet<u32>);
 impl InferReplay {
     /// After event `ev` written on `cpu` (not an answer-key line).
     pub(super) fn kick_event(&mut self, cpu: u32, ev: &Event<'_>) {
+        if matches!(ev, Event::PeltCall(_)) || super::is_answer_key(ev) {
+            return;
+        }
         let idle = self.cpus.get(&cpu).and_then(|c| c.curr) == Some(0);
         match *ev {
             Event::CpuIdle { state, .. } if state != u64::from(u32::MAX) && idle => {

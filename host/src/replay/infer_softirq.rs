@@ -138,12 +138,7 @@ impl InferReplay {
     /// Any other event: the walks under way are done (the rq lock was held throughout).
     pub(super) fn finish_walks(&mut self) {
         for (cpu, w) in std::mem::take(&mut self.walks.0) {
-            if let Some((p, _)) = w.propagate {
-                self.group_propagate(cpu, &p);
-            }
-            for p in w.groups {
-                self.update_blocked_group(cpu, &p, w.ts);
-            }
+            self.finish_walk(cpu, w);
         }
     }
 }

@@ -24,10 +24,16 @@ use super::InferReplay;
 #[derive(Default)]
 pub(super) struct Stoppers(BTreeMap<u32, u64>);
 
+/// Whether `comm` is a CPU's stopper thread (kernel/stop_machine.c names it
+/// `migration/N`).
+pub(super) fn is_stopper(comm: &str) -> bool {
+    comm.starts_with("migration/")
+}
+
 impl InferReplay {
     /// `sched_switch` on `cpu` at `ts` to `next_comm`.
     pub(super) fn note_stopper(&mut self, ts: u64, cpu: u32, next_comm: &str) {
-        if next_comm.starts_with("migration/") {
+        if is_stopper(next_comm) {
             self.stoppers.0.insert(cpu, ts);
         } else {
             self.stoppers.0.remove(&cpu);
