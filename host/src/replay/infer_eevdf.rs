@@ -18,14 +18,21 @@
 //! from its run time between the replay's inferred clock instants (update_curr()), its
 //! weight from its priority, its placement from its stored lag (place_entity()); a task
 //! the trace shows first while running or queued starts at zero lag. The decision is then
-//! the core's `dequeue_entity()`. Task groups: each group's entity on a CPU's root
+//! the core's `dequeue_entity()`. A task asleep when the trace began has a lag the model
+//! cannot know, and zero is only its least value: every sleep leaves `vlag >= 0` (an
+//! eligible sleeper's `V - v`; a delayed one leaves when picked, eligible, and DELAY_ZERO
+//! cuts that lag to 0: finish_delayed_dequeue_entity()), and place_entity() scales a
+//! positive lag up on a busy cfs_rq. Such a task, first woken onto a busy cfs_rq, keeps its
+//! sleeps undelayed (its lag kept `>= 0`) until a wake-up onto an empty cfs_rq, where
+//! place_entity() drops the lag (`nr_running` 0), shows its place; one first seen running
+//! or forked starts at zero lag as before. Task groups: each group's entity on a CPU's root
 //! cfs_rq is an entity here (a negative key, its weight from update_cfs_group()), curr
 //! while one of its tasks runs, dequeued with DEQUEUE_SLEEP (so possibly delayed) when its
 //! last queued task there leaves (dequeue_entities() adds the flag above the task's level
 //! and clears DEQUEUE_SPECIAL); the tasks inside a group are not: a grouped task is never
 //! delayed here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use schedmath::fair::eevdf::{EevdfFeatures, SchedEntity};
@@ -167,6 +174,9 @@ pub struct Eevdf {
     group_keys: BTreeMap<String, BTreeMap<u32, i32>>,
     /// How many group keys were given.
     group_count: i32,
+    /// Entities asleep when the trace began, woken onto a busy cfs_rq since, whose lag the
+    /// model never saw reset: their sleeps are taken as eligible (see the module doc).
+    lag_unknown: HashSet<i32>,
 }
 
 impl Eevdf {
@@ -188,6 +198,7 @@ impl Eevdf {
             decisions: Decisions::default(),
             group_keys: BTreeMap::new(),
             group_count: 0,
+            lag_unknown: HashSet::new(),
         }
     }
 
@@ -306,6 +317,7 @@ impl Eevdf {
     /// (`new`: a forked task's first enqueue, ENQUEUE_INITIAL).
     pub fn wake(&mut self, cpu: u32, pid: i32, weight: u64, new: bool, now: u64) {
         self.enqueue_incoming(cpu, now);
+        let first = !self.home.contains_key(&pid);
         let Some(i) = self.slot(cpu, pid, weight) else {
             self.advance(cpu, now);
             return;
@@ -323,7 +335,14 @@ impl Eevdf {
                 let _ = rq.requeue_delayed_entity(i);
             }
             Ok(se) if !se.on_rq => {
+                // place_entity() applies no lag on an empty cfs_rq (`nr_running` 0).
+                let empty = rq.cfs.nr_queued == 0;
                 let _ = rq.enqueue_entity(i, EnqueueFlags { initial: new });
+                if first && !new && !empty {
+                    self.lag_unknown.insert(pid);
+                } else if empty {
+                    self.lag_unknown.remove(&pid);
+                }
             }
             _ => {}
         }
@@ -366,16 +385,24 @@ impl Eevdf {
             }
             self.advance(cpu, now);
             if let (Some(i), true) = (i, sleep) {
+                let unknown = self.lag_unknown.contains(&pid);
                 let flags = DequeueFlags {
                     sleep: true,
-                    special,
+                    special: special || unknown,
                     ..DequeueFlags::default()
                 };
                 let c = self.cpu(cpu);
                 if explain() {
-                    eprintln!("sleep {now} cpu{cpu} pid {pid}: {}", c.describe());
+                    let lag = if unknown { " (lag unknown)" } else { "" };
+                    eprintln!("sleep {now} cpu{cpu} pid {pid}{lag}: {}", c.describe());
                 }
                 delayed = c.rq.dequeue_entity(i, flags) == Ok(false);
+                if unknown {
+                    // Eligible at the sleep: its lag (V - v) cannot be negative.
+                    if let Some(e) = c.rq.entities.get_mut(i) {
+                        e.se.vlag = e.se.vlag.max(0);
+                    }
+                }
                 if explain() {
                     eprintln!("  -> delayed {delayed}");
                 }
@@ -585,6 +612,7 @@ impl Eevdf {
 
     /// A task is gone (task_dead_fair() after its last switch).
     pub fn exit(&mut self, pid: i32) {
+        self.lag_unknown.remove(&pid);
         if let Some(cpu) = self.home.get(&pid).copied() {
             self.release(cpu, pid);
         }
@@ -635,6 +663,26 @@ mod tests {
         assert!(!e.is_delayed(0, 1));
         assert_eq!(e.decisions.sleeps, 1);
         assert_eq!(e.decisions.delayed, 1);
+    }
+
+    /// A task first woken onto a busy cfs_rq (asleep when the trace began: its lag unknown)
+    /// that runs past the average is taken as eligible at its sleep; once woken onto an
+    /// empty cfs_rq its place is known and the same sleep is delayed.
+    #[test]
+    fn a_sleeper_of_unknown_lag_is_not_delayed_until_placed_alone() {
+        let mut e = Eevdf::new(Profile::MAINLINE, 2, 4_000_000);
+        e.wake(0, 1, 1024, false, 0);
+        e.schedule(0, 0, None, false, false, Some((1, 1024)));
+        e.wake(0, 2, 1024, false, 0);
+        e.schedule(0, 0, Some((1, 1024)), false, false, Some((2, 1024)));
+        let (delayed, _) = e.schedule(0, 2_000_000, Some((2, 1024)), true, false, Some((1, 1024)));
+        assert!(!delayed && !e.is_delayed(0, 2));
+        e.schedule(0, 3_000_000, Some((1, 1024)), true, false, None);
+        e.wake(0, 2, 1024, false, 4_000_000);
+        e.wake(0, 1, 1024, false, 4_000_000);
+        e.schedule(0, 4_000_000, None, false, false, Some((2, 1024)));
+        let (delayed, _) = e.schedule(0, 6_000_000, Some((2, 1024)), true, false, Some((1, 1024)));
+        assert!(delayed && e.is_delayed(0, 2));
     }
 
     /// A lone task is eligible (V = its own vruntime): its sleep is never delayed; a
