@@ -37,7 +37,7 @@
 //! has it: `ScheduleMark`), cfs_rq updates of the load-balance softirq where the trace
 //! does not record `softirq_entry` ([`softirq`]).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 #[path = "infer_ahead.rs"]
 mod ahead;
@@ -369,9 +369,14 @@ pub enum ClockPoint {
     /// relative to the timer base's `now` of `hrtimer_expire_entry` (not to a stamp;
     /// [`timer`]).
     TimerWaking,
+    /// wake_up_new_task() on the forking CPU reads the clock, then activate_task()'s
+    /// enqueue_entity() calls update_curr() of the running parent (`sched_stat_runtime`
+    /// after `sched_process_fork`) right before the cfs_rq's update; `sched_wakeup_new`
+    /// is written only after the attach.
+    ForkRuntime,
 }
 
-const CLOCK_POINTS: usize = 12;
+const CLOCK_POINTS: usize = 13;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -729,6 +734,8 @@ fn point_samples<R: std::io::Read>(
     let mut state: BTreeMap<u32, PerCpu> = BTreeMap::new();
     let mut idle_reads: BTreeMap<u32, newidle::IdleEntryReads> = BTreeMap::new();
     let mut timers = timer::TimerWake::default();
+    // CPUs whose running task forked since their last sched event.
+    let mut forked: BTreeSet<u32> = BTreeSet::new();
     // A clock read minus an event's timestamp, relative to the drifting global offset.
     let rel = |now: u64, ts: u64| now as i64 - ts as i64 - o.global_at(ts);
     while let Some(rec) = r.next_record()? {
@@ -750,6 +757,9 @@ fn point_samples<R: std::io::Read>(
             if let Some(d) = timers.sample(rec.cpu, e) {
                 sample(ClockPoint::TimerWaking, d);
             }
+        }
+        if ev.as_ref().is_ok_and(is_sched_event) {
+            forked.remove(&rec.cpu);
         }
         let st = state.entry(rec.cpu).or_default();
         let mark = st.2;
@@ -806,9 +816,14 @@ fn point_samples<R: std::io::Read>(
                 };
                 (st.0, st.1) = (Some((p, rec.ts_ns)), None);
             }
+            Ok(Event::Fork { .. }) => {
+                forked.insert(rec.cpu);
+            }
             Ok(Event::StatRuntime { pid, .. }) if pid == rec.pid => {
                 if let Some((ClockPoint::Tick, _)) = st.0 {
                     st.0 = Some((ClockPoint::TickRuntime, rec.ts_ns));
+                } else if forked.remove(&rec.cpu) {
+                    st.0 = Some((ClockPoint::ForkRuntime, rec.ts_ns));
                 } else if mark.attach && !st.2.attach {
                     // The attach's enqueue updates the cfs_rq next, on its clock read.
                     st.0 = Some((ClockPoint::Attach, rec.ts_ns));
@@ -2089,6 +2104,14 @@ impl InferReplay {
                             .get_or_insert(at)
                     }
                     Some((w, _)) if w <= ts => self.remote_enqueue(target, cpu, w, ts),
+                    // A fork enqueued on the forking CPU: the parent's `sched_stat_runtime`
+                    // since `sched_process_fork` places the clock read (6.12
+                    // `periodic-5pct-16ms-2`, `sh` 168 at 16.9316 s: `sched_wakeup_new`
+                    // written 110 µs after it).
+                    None if new && target == cpu => match mark.update_curr(curr) {
+                        Some(at) if curr != 0 => self.at(ClockPoint::ForkRuntime, at),
+                        _ => ts,
+                    },
                     _ => ts,
                 };
                 if let Some(c) = self.cpus.get_mut(&target) {
