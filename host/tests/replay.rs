@@ -534,6 +534,53 @@ fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
     assert!(with < 700, "with it: {with}");
 }
 
+/// A fork enqueued on its parent's CPU reads the clock before the parent's
+/// `sched_stat_runtime` (wake_up_new_task(): activate_task()'s update_curr()), not at
+/// `sched_wakeup_new`, written after the attach: on 6.12 `periodic-5pct-16ms-2` that
+/// tracepoint of `sh` 168 comes 110 µs after the clock read (16.9316 s). Without the
+/// parent's `sched_stat_runtime` line the replay falls back to the stamp and cpu0's root
+/// carries the late enqueue.
+#[test]
+fn a_fork_reads_its_clock_at_the_parents_update_curr() {
+    let cap = root().join("fixtures/lab/6.12.95+deb12-amd64/periodic-5pct-16ms-2");
+    let cpu0_max = |trace: PathBuf| {
+        let args = schedmath_host::replay::ReplayArgs {
+            trace,
+            profile: None,
+            kernel: None,
+            infer: true,
+            json: false,
+        };
+        let r = schedmath_host::replay::run(&args).unwrap();
+        let e = r.entities.iter().find(|e| e.entity == "cpu0 /").unwrap();
+        e.err[0].max
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("6.12.95+deb12-amd64");
+    std::fs::create_dir(&k).unwrap();
+    std::fs::copy(cap.join("meta.json"), k.join("meta.json")).unwrap();
+    let text =
+        std::io::read_to_string(schedmath_host::replay::open(&cap.join("report.txt.gz")).unwrap())
+            .unwrap();
+    let fork_runtime = "16.931614197: sched_stat_runtime:   comm=sh pid=167 runtime=265777";
+    assert_eq!(text.matches(fork_runtime).count(), 1);
+    let without: String = text
+        .lines()
+        .filter(|l| !l.contains(fork_runtime))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    std::fs::write(k.join("report.txt"), without).unwrap();
+    let (with, without) = (
+        cpu0_max(cap.join("report.txt.gz")),
+        cpu0_max(k.join("report.txt")),
+    );
+    assert_eq!(
+        (with, without),
+        (1, 6),
+        "with / without the fork's update_curr"
+    );
+}
+
 /// A board's trace has neither the lab's probe records nor LISA's `sched_pelt_*` events:
 /// the replay then prints what it computes. On 6.1 `periodic-25pct-16ms` with the answer
 /// key's lines removed, rt-app's thread (forked in the trace, so started where the kernel
