@@ -430,6 +430,17 @@ impl ScheduleMark {
         }
     }
 
+    /// The stamp of the running task `curr`'s last update_curr() since the CPU's last
+    /// sched event, its own or an attach's.
+    fn running_update(&self, curr: i32) -> Option<u64> {
+        [self.last, self.attached]
+            .into_iter()
+            .flatten()
+            .filter(|&(p, _)| p == curr)
+            .map(|(_, ts)| ts)
+            .max()
+    }
+
     /// The stamp of `prev`'s update_curr() in `__schedule()`, at its `sched_switch`.
     fn update_curr(&self, prev: i32) -> Option<u64> {
         self.last.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
@@ -2121,7 +2132,10 @@ impl InferReplay {
                             .wakelist_clock
                             .get_or_insert(at)
                     }
-                    Some((w, _)) if w <= ts => self.remote_enqueue(target, cpu, w, ts),
+                    Some((w, _)) if w <= ts => {
+                        let local = mark.running_update(curr);
+                        self.remote_enqueue(target, cpu, (w, ts), local)
+                    }
                     _ => ts,
                 };
                 if let Some(c) = self.cpus.get_mut(&target) {
