@@ -686,8 +686,8 @@ fn envelope(win: &DriftWindows, t0: u64, ppb: i64) -> i64 {
 }
 
 /// The clock offsets of the inferred replay ([`ClockOffsets`]), from the answer key, in
-/// passes over the trace (`open` gives it afresh): the drifting global offset
-/// ([`drift_line`]), then, per CPU, the pairs of an update point's event and the kernel's
+/// four passes over the trace, five with ns stamps (`open` gives it afresh): the drifting
+/// global offset ([`drift_line`]), then, per CPU, the pairs of an update point's event and the kernel's
 /// update that read the clock there, relative to that line; the line's slope refitted to
 /// those pairs ([`drift`]) and their medians taken again.
 pub fn clock_offset<R: std::io::Read>(
@@ -704,25 +704,33 @@ pub fn clock_offset<R: std::io::Read>(
         drift_ppb,
         point: [None; CLOCK_POINTS],
     };
-    point_medians(&mut open, name, &mut o)?;
-    // The points' residuals about their medians still drift: refit the slope to them.
-    let mut fit = drift::DriftFit::new(t0, o.point);
-    point_samples(open()?, name, &o, |p, d, ts| fit.add(p, d, ts))?;
+    // The points' residuals about their medians still drift: refit the slope to them
+    // (with ns stamps in the medians' second look, else in a pass of its own).
+    let fit = match point_medians(&mut open, name, &mut o, true)? {
+        Some(fit) => fit,
+        None => {
+            let mut fit = drift::DriftFit::new(t0, o.point);
+            point_samples(open()?, name, &o, |p, d, ts| fit.add(p, d, ts))?;
+            fit
+        }
+    };
     if let Some(ppb) = fit.slope_ppb() {
         o.drift_ppb += ppb;
         o.global = envelope(&win, t0, o.drift_ppb);
-        point_medians(&mut open, name, &mut o)?;
+        point_medians(&mut open, name, &mut o, false)?;
     }
     Ok(Some(o))
 }
 
 /// Each update point's median offset in `o` ([`ClockOffsets::point`]), relative to `o`'s
-/// drifting global offset.
+/// drifting global offset; with ns stamps and `refit`, the drift fit about the 1 µs
+/// medians taken in the same pass ([`drift`]).
 fn point_medians<R: std::io::Read>(
     open: &mut impl FnMut() -> anyhow::Result<R>,
     name: &str,
     o: &mut ClockOffsets,
-) -> anyhow::Result<()> {
+    refit: bool,
+) -> anyhow::Result<Option<drift::DriftFit>> {
     let b = -(Hist::BINS as i64 / 2) * 1000;
     let mut points: [Hist; CLOCK_POINTS] = std::array::from_fn(|_| Hist::new());
     let digits = point_samples(open()?, name, o, |p, d, _| points[p as usize].add(b, d))?;
@@ -733,9 +741,13 @@ fn point_medians<R: std::io::Read>(
         // ns stamps: the median to the ns, from a second look inside each median's bin.
         let mut fine: [Option<FineBin>; CLOCK_POINTS] =
             std::array::from_fn(|i| points[i].median_bin(b));
-        point_samples(open()?, name, o, |p, d, _| {
+        let mut fit = refit.then(|| drift::DriftFit::new(o.t0, o.point));
+        point_samples(open()?, name, o, |p, d, ts| {
             if let Some(f) = fine[p as usize].as_mut() {
                 f.add(d);
+            }
+            if let Some(f) = fit.as_mut() {
+                f.add(p, d, ts);
             }
         })?;
         for (i, f) in fine.iter().enumerate() {
@@ -743,8 +755,9 @@ fn point_medians<R: std::io::Read>(
                 o.point[i] = Some(m);
             }
         }
+        return Ok(fit);
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Calls `sample` with every pair of an update point's event and the kernel's update that
