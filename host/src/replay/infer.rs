@@ -47,6 +47,8 @@ mod cgroup;
 mod clock;
 #[path = "infer_dead.rs"]
 mod dead;
+#[path = "infer_drift.rs"]
+mod drift;
 #[path = "infer_eevdf.rs"]
 mod eevdf;
 #[path = "infer_fork.rs"]
@@ -433,6 +435,17 @@ impl ScheduleMark {
         }
     }
 
+    /// The stamp of the running task `curr`'s last update_curr() since the CPU's last
+    /// sched event, its own or an attach's.
+    fn running_update(&self, curr: i32) -> Option<u64> {
+        [self.last, self.attached]
+            .into_iter()
+            .flatten()
+            .filter(|&(p, _)| p == curr)
+            .map(|(_, ts)| ts)
+            .max()
+    }
+
     /// The stamp of `prev`'s update_curr() in `__schedule()`, at its `sched_switch`.
     fn update_curr(&self, prev: i32) -> Option<u64> {
         self.last.filter(|&(p, _)| p == prev).map(|(_, ts)| ts)
@@ -470,7 +483,8 @@ pub struct ClockOffsets {
     pub t0: u64,
     /// How fast the offset drifts, ns per second of trace: the guest's rq clock and its
     /// trace clock need not run at one rate (6.1 under QEMU: about -11 µs/s; re-measure
-    /// with the largest `now - timestamp` per 0.25 s).
+    /// with the largest `now - timestamp` per 0.25 s), refitted to the update points'
+    /// residuals ([`drift`]).
     pub drift_ppb: i64,
     /// Per [`ClockPoint`]: the median of the kernel's `now` at the first update after
     /// that event (before the switch, for [`ClockPoint::SleepSwitch`]) minus the event's
@@ -602,17 +616,16 @@ fn record_clock(ev: &Result<Event<'_>, crate::trace::event::BadField>) -> Option
     }
 }
 
-/// The line under every window's largest `now - timestamp` (the kernel reads its clock
-/// before it writes the record, so the largest difference is the closest to the true
-/// offset): the least-squares slope through the windows' maxima, raised to touch the
-/// highest of them. `None` without records.
-fn drift_line<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<(i64, u64, i64)>> {
+/// Per window of [`DRIFT_WINDOW_NS`]: the largest `now - timestamp` of the answer key's
+/// records and their count.
+type DriftWindows = BTreeMap<u64, (i64, u32)>;
+
+fn drift_windows<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<DriftWindows> {
     let mut r = crate::trace::report::ReportReader::new(
         std::io::BufReader::with_capacity(1 << 16, input),
         name,
     );
-    // window -> (largest difference, records)
-    let mut win: BTreeMap<u64, (i64, u32)> = BTreeMap::new();
+    let mut win = DriftWindows::new();
     while let Some(rec) = r.next_record()? {
         let Some(clock) = record_clock(&Event::parse(&rec)) else {
             continue;
@@ -626,9 +639,15 @@ fn drift_line<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<(
         e.0 = e.0.max(d);
         e.1 += 1;
     }
-    let Some((&k0, _)) = win.iter().next() else {
-        return Ok(None);
-    };
+    Ok(win)
+}
+
+/// The line under every window's largest `now - timestamp` (the kernel reads its clock
+/// before it writes the record, so the largest difference is the closest to the true
+/// offset): the least-squares slope through the windows' maxima, raised to touch the
+/// highest of them ([`envelope`]). `None` without records.
+fn drift_line(win: &DriftWindows) -> Option<(i64, u64, i64)> {
+    let (&k0, _) = win.iter().next()?;
     let t0 = k0 * DRIFT_WINDOW_NS;
     // Windows with enough records for their maximum to sit on the envelope.
     let pts: Vec<(f64, f64)> = win
@@ -658,24 +677,30 @@ fn drift_line<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Option<(
         0.0
     };
     let ppb = (slope * 1e9).round() as i64;
-    let line = |k: u64| ((k * DRIFT_WINDOW_NS - t0) as i128 * ppb as i128 / 1_000_000_000) as i64;
-    let global = win
-        .iter()
-        .map(|(&k, &(m, _))| m - line(k))
-        .max()
-        .unwrap_or(0);
-    Ok(Some((global, t0, ppb)))
+    Some((envelope(win, t0, ppb), t0, ppb))
 }
 
-/// The clock offsets of the inferred replay ([`ClockOffsets`]), from the answer key, in two
-/// passes over the trace (`open` gives it afresh): the drifting global offset
-/// ([`drift_line`]), then, per CPU, the pairs of an update point's event and the kernel's
-/// update that read the clock there, relative to that line.
+/// The offset at `t0` of the line of slope `ppb` raised to touch the highest window
+/// maximum.
+fn envelope(win: &DriftWindows, t0: u64, ppb: i64) -> i64 {
+    let line = |k: u64| ((k * DRIFT_WINDOW_NS - t0) as i128 * ppb as i128 / 1_000_000_000) as i64;
+    win.iter()
+        .map(|(&k, &(m, _))| m - line(k))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The clock offsets of the inferred replay ([`ClockOffsets`]), from the answer key, in
+/// four passes over the trace, five with ns stamps (`open` gives it afresh): the drifting
+/// global offset ([`drift_line`]), then, per CPU, the pairs of an update point's event and the kernel's
+/// update that read the clock there, relative to that line; the line's slope refitted to
+/// those pairs ([`drift`]) and their medians taken again.
 pub fn clock_offset<R: std::io::Read>(
     mut open: impl FnMut() -> anyhow::Result<R>,
     name: &str,
 ) -> anyhow::Result<Option<ClockOffsets>> {
-    let Some((global, t0, drift_ppb)) = drift_line(open()?, name)? else {
+    let win = drift_windows(open()?, name)?;
+    let Some((global, t0, drift_ppb)) = drift_line(&win) else {
         return Ok(None);
     };
     let mut o = ClockOffsets {
@@ -684,9 +709,36 @@ pub fn clock_offset<R: std::io::Read>(
         drift_ppb,
         point: [None; CLOCK_POINTS],
     };
+    // The points' residuals about their medians still drift: refit the slope to them
+    // (with ns stamps in the medians' second look, else in a pass of its own).
+    let fit = match point_medians(&mut open, name, &mut o, true)? {
+        Some(fit) => fit,
+        None => {
+            let mut fit = drift::DriftFit::new(t0, o.point);
+            point_samples(open()?, name, &o, |p, d, ts| fit.add(p, d, ts))?;
+            fit
+        }
+    };
+    if let Some(ppb) = fit.slope_ppb() {
+        o.drift_ppb += ppb;
+        o.global = envelope(&win, t0, o.drift_ppb);
+        point_medians(&mut open, name, &mut o, false)?;
+    }
+    Ok(Some(o))
+}
+
+/// Each update point's median offset in `o` ([`ClockOffsets::point`]), relative to `o`'s
+/// drifting global offset; with ns stamps and `refit`, the drift fit about the 1 µs
+/// medians taken in the same pass ([`drift`]).
+fn point_medians<R: std::io::Read>(
+    open: &mut impl FnMut() -> anyhow::Result<R>,
+    name: &str,
+    o: &mut ClockOffsets,
+    refit: bool,
+) -> anyhow::Result<Option<drift::DriftFit>> {
     let b = -(Hist::BINS as i64 / 2) * 1000;
     let mut points: [Hist; CLOCK_POINTS] = std::array::from_fn(|_| Hist::new());
-    let digits = point_samples(open()?, name, &o, |p, d| points[p as usize].add(b, d))?;
+    let digits = point_samples(open()?, name, o, |p, d, _| points[p as usize].add(b, d))?;
     for (i, h) in points.iter().enumerate() {
         o.point[i] = h.percentile(b, 50.0);
     }
@@ -694,9 +746,13 @@ pub fn clock_offset<R: std::io::Read>(
         // ns stamps: the median to the ns, from a second look inside each median's bin.
         let mut fine: [Option<FineBin>; CLOCK_POINTS] =
             std::array::from_fn(|i| points[i].median_bin(b));
-        point_samples(open()?, name, &o, |p, d| {
+        let mut fit = refit.then(|| drift::DriftFit::new(o.t0, o.point));
+        point_samples(open()?, name, o, |p, d, ts| {
             if let Some(f) = fine[p as usize].as_mut() {
                 f.add(d);
+            }
+            if let Some(f) = fit.as_mut() {
+                f.add(p, d, ts);
             }
         })?;
         for (i, f) in fine.iter().enumerate() {
@@ -704,8 +760,9 @@ pub fn clock_offset<R: std::io::Read>(
                 o.point[i] = Some(m);
             }
         }
+        return Ok(fit);
     }
-    Ok(Some(o))
+    Ok(None)
 }
 
 /// Calls `sample` with every pair of an update point's event and the kernel's update that
@@ -715,7 +772,7 @@ fn point_samples<R: std::io::Read>(
     input: R,
     name: &str,
     o: &ClockOffsets,
-    mut sample: impl FnMut(ClockPoint, i64),
+    mut sample: impl FnMut(ClockPoint, i64, u64),
 ) -> anyhow::Result<Option<usize>> {
     let mut r = crate::trace::report::ReportReader::new(
         std::io::BufReader::with_capacity(1 << 16, input),
@@ -747,7 +804,7 @@ fn point_samples<R: std::io::Read>(
             }
             Ok(Event::Switch(s)) if s.prev_pid != 0 && s.next_pid == 0 && !s.prev_runnable() => {
                 if let Some(now) = reads.newidle() {
-                    sample(ClockPoint::Newidle, rel(now, rec.ts_ns));
+                    sample(ClockPoint::Newidle, rel(now, rec.ts_ns), rec.ts_ns);
                 }
             }
             _ => {}
@@ -755,7 +812,7 @@ fn point_samples<R: std::io::Read>(
         if let Ok(e) = &ev {
             reads.event(e, rec.pid);
             if let Some(d) = timers.sample(rec.cpu, e) {
-                sample(ClockPoint::TimerWaking, d);
+                sample(ClockPoint::TimerWaking, d, rec.ts_ns);
             }
         }
         if ev.as_ref().is_ok_and(is_sched_event) {
@@ -775,7 +832,7 @@ fn point_samples<R: std::io::Read>(
                     st.3.get_or_insert(c.now);
                 }
                 if let Some((p, ts)) = st.0.take() {
-                    sample(p, rel(c.now, ts));
+                    sample(p, rel(c.now, ts), ts);
                 }
             }
             Ok(Event::Switch(ref s)) => {
@@ -783,12 +840,12 @@ fn point_samples<R: std::io::Read>(
                 match (st.1, s.prev_runnable(), at) {
                     _ if s.prev_pid == 0 => {}
                     (Some(_), false, Some((at, now))) => {
-                        sample(ClockPoint::Dequeue, rel(now, at));
+                        sample(ClockPoint::Dequeue, rel(now, at), at);
                     }
                     (Some(now), false, None) => {
-                        sample(ClockPoint::SleepSwitch, rel(now, rec.ts_ns));
+                        sample(ClockPoint::SleepSwitch, rel(now, rec.ts_ns), rec.ts_ns);
                     }
-                    (_, true, Some((at, now))) => sample(ClockPoint::PutPrev, rel(now, at)),
+                    (_, true, Some((at, now))) => sample(ClockPoint::PutPrev, rel(now, at), at),
                     _ => {}
                 }
                 *st = Default::default();
@@ -804,7 +861,7 @@ fn point_samples<R: std::io::Read>(
             }) => {
                 let queued = waking_cpu.remove(&pid).is_some_and(|c| c != rec.cpu);
                 if let (true, Some(now)) = (queued, st.1) {
-                    sample(ClockPoint::QueuedWakeup, rel(now, rec.ts_ns));
+                    sample(ClockPoint::QueuedWakeup, rel(now, rec.ts_ns), rec.ts_ns);
                 }
                 st.1 = None;
             }
@@ -2103,7 +2160,10 @@ impl InferReplay {
                             .wakelist_clock
                             .get_or_insert(at)
                     }
-                    Some((w, _)) if w <= ts => self.remote_enqueue(target, cpu, w, ts),
+                    Some((w, _)) if w <= ts => {
+                        let local = mark.running_update(curr);
+                        self.remote_enqueue(target, cpu, (w, ts), local)
+                    }
                     // A fork enqueued on the forking CPU: the parent's `sched_stat_runtime`
                     // since `sched_process_fork` places the clock read (6.12
                     // `periodic-5pct-16ms-2`, `sh` 168 at 16.9316 s: `sched_wakeup_new`

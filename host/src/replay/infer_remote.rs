@@ -10,6 +10,15 @@
 //! task's `sched_stat_runtime` on the waker's CPU right after the clock read: the
 //! enqueue's instant when the trace shows it, else the `sched_waking`'s.
 //!
+//! A wake-up onto the waker's own CPU runs the same update_curr() there: the waker can
+//! wait for the wakee to finish switching out on its old CPU (`p->on_cpu`) before it
+//! locks the rq and reads the clock (6.1 `wakeup-storm`, cpu1 at 14.3207 s: `storm`'s
+//! `sched_waking` of `rt-app`, its enqueue's `sched_stat_runtime` 92 µs later, whose
+//! `runtime=` chains to the kernel's read to the ns; the waking's point lay 83 µs earlier:
+//! `rt-app` util 3 low). Only a read well past the waking's (`SKIP_SLACK`) moves it: the
+//! stat's point is calibrated on dequeues, whose path differs (6.1
+//! `mixed-sleep-timer-2`: 1.44 µs late on the wake-ups without a wait).
+//!
 //! Likewise a balance's pull: its dequeue of the moved task on the source CPU runs
 //! update_curr() of the source's running task, written on the pulling CPU.
 
@@ -37,10 +46,31 @@ impl InferReplay {
     }
 
     /// The trace time of the enqueue's clock read of a wake-up onto `target` written on
-    /// `cpu` at `ts` whose `sched_waking` (on `cpu`) stands at `waking`.
-    pub(super) fn remote_enqueue(&mut self, target: u32, cpu: u32, waking: u64, ts: u64) -> u64 {
+    /// `cpu` at `ts` whose `sched_waking` (on `cpu`) stands at `waking`; `local`: the
+    /// stamp of the `sched_stat_runtime` `cpu`'s running task wrote there since the CPU's
+    /// last sched event ([`super::ScheduleMark::running_update`]).
+    pub(super) fn remote_enqueue(
+        &mut self,
+        target: u32,
+        cpu: u32,
+        (waking, ts): (u64, u64),
+        local: Option<u64>,
+    ) -> u64 {
         if target == cpu {
-            return waking;
+            // A wake-up onto the waker's own CPU: enqueue_entity()'s update_curr() of the
+            // running task, written between `sched_waking` and `sched_wakeup`, follows the
+            // clock read as closely (the waker can wait for the wakee's `on_cpu` first).
+            return match local {
+                Some(at) if (waking..=ts).contains(&at) => {
+                    let read = self.at(ClockPoint::Dequeue, at);
+                    if read > waking + super::SKIP_SLACK {
+                        read
+                    } else {
+                        waking
+                    }
+                }
+                _ => waking,
+            };
         }
         let curr = self.cpus.get(&target).and_then(|c| c.curr);
         match self.remote.0.remove(&target) {
@@ -83,6 +113,11 @@ mod tests {
     /// at 1 µs, then `between` on cpu0, `sched_wakeup` at 1.41 ms; the wake-up's clock
     /// (the instant the switch it preempts would run at).
     fn enqueue_clock(between: &[Event<'_>]) -> Option<u64> {
+        enqueue_clock_from(0, between)
+    }
+
+    /// [`enqueue_clock`] with the waker on `waker` (0, or 1 for a local wake-up).
+    fn enqueue_clock_from(waker: u32, between: &[Event<'_>]) -> Option<u64> {
         let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
         r.current(1, 5, "p50");
         let wake = |waking| Event::Wakeup {
@@ -93,11 +128,11 @@ mod tests {
             waking,
             new: false,
         };
-        r.event(1_000, 0, &wake(true)).unwrap();
+        r.event(1_000, waker, &wake(true)).unwrap();
         for ev in between {
-            r.event(1_400_000, 0, ev).unwrap();
+            r.event(1_400_000, waker, ev).unwrap();
         }
-        r.event(1_410_000, 0, &wake(false)).unwrap();
+        r.event(1_410_000, waker, &wake(false)).unwrap();
         r.cpus[&1].skip_clock.map(|(_, at)| at)
     }
 
@@ -110,6 +145,16 @@ mod tests {
         assert_eq!(enqueue_clock(&[rt(5)]), Some(1_400_000));
         // Another task's update_curr() (not cpu1's running task) says nothing of it.
         assert_eq!(enqueue_clock(&[rt(7)]), Some(1_000));
+    }
+
+    /// 6.1 `wakeup-storm`, cpu1 at 14.3207 s: `storm` wakes `rt-app` onto its own CPU,
+    /// waits 92 µs (the wakee still switching out on cpu0), then the enqueue's update_curr()
+    /// of `storm` shows the clock read.
+    #[test]
+    fn a_local_enqueue_after_a_wait_reads_the_clock_at_its_update_curr() {
+        assert_eq!(enqueue_clock_from(1, &[]), Some(1_000));
+        assert_eq!(enqueue_clock_from(1, &[rt(5)]), Some(1_400_000));
+        assert_eq!(enqueue_clock_from(1, &[rt(7)]), Some(1_000));
     }
 
     /// A balance on cpu1 pulls a queued task from cpu0, where pid 5 runs: its dequeue is
