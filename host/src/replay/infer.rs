@@ -3199,6 +3199,7 @@ mod tests {
                 None,
                 None,
                 None,
+                None,
             ],
         };
         // The rq clock is `at() + global`: the point's own offset from its event.
