@@ -492,28 +492,27 @@ fn readme_inferred_replay_table_matches_the_replay() {
     );
 }
 
-/// The SCHED softirq's blocked-average update (`softirq_entry`, `vec=7`) on a busy CPU:
-/// on 6.1 `cgroup-weight`, cpu0's tick at 15.5218 s raises it and the kernel folds the
-/// exited `fg`'s and `bg`'s removed load into the root (util 977 → 7). The same capture
-/// without the softirq's lines keeps the idle-tick rule, which never updates a busy CPU.
-#[test]
-fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
-    let cap = root().join("fixtures/lab/6.1.0-57-amd64/cgroup-weight");
-    let cpu0_max = |trace: PathBuf| {
-        let args = schedmath_host::replay::ReplayArgs {
-            trace,
-            profile: None,
-            kernel: None,
-            infer: true,
-            json: false,
-        };
-        let r = schedmath_host::replay::run(&args).unwrap();
-        assert!(r.skipped.is_empty(), "{:?}", r.skipped);
-        let e = r.entities.iter().find(|e| e.entity == "cpu0 /").unwrap();
-        e.err[0].max
+/// The inferred replay's largest util error on cpu0's root cfs_rq.
+fn cpu0_root_max(trace: PathBuf) -> u64 {
+    let args = schedmath_host::replay::ReplayArgs {
+        trace,
+        profile: None,
+        kernel: None,
+        infer: true,
+        json: false,
     };
+    let r = schedmath_host::replay::run(&args).unwrap();
+    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+    let e = r.entities.iter().find(|e| e.entity == "cpu0 /").unwrap();
+    e.err[0].max
+}
+
+/// cpu0's root max of capture `cap` (`<kernel>/<workload>` under fixtures/lab) as
+/// committed and with the lines `drop` picks removed (in a copy beside its meta.json).
+fn cpu0_root_max_with_and_without(cap: &str, drop: &dyn Fn(&str) -> bool) -> (u64, u64) {
+    let cap = root().join("fixtures/lab").join(cap);
     let dir = tempfile::tempdir().unwrap();
-    let k = dir.path().join("6.1.0-57-amd64");
+    let k = dir.path().join(cap.parent().unwrap().file_name().unwrap());
     std::fs::create_dir(&k).unwrap();
     std::fs::copy(cap.join("meta.json"), k.join("meta.json")).unwrap();
     let text =
@@ -521,15 +520,26 @@ fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
             .unwrap();
     let without: String = text
         .lines()
-        .filter(|l| !l.contains(" softirq_e"))
+        .filter(|l| !drop(l))
         .flat_map(|l| [l, "\n"])
         .collect();
-    assert!(without.len() < text.len());
+    assert!(without.len() < text.len(), "no line dropped");
     std::fs::write(k.join("report.txt"), without).unwrap();
-    let (with, without) = (
-        cpu0_max(cap.join("report.txt.gz")),
-        cpu0_max(k.join("report.txt")),
-    );
+    (
+        cpu0_root_max(cap.join("report.txt.gz")),
+        cpu0_root_max(k.join("report.txt")),
+    )
+}
+
+/// The SCHED softirq's blocked-average update (`softirq_entry`, `vec=7`) on a busy CPU:
+/// on 6.1 `cgroup-weight`, cpu0's tick at 15.5218 s raises it and the kernel folds the
+/// exited `fg`'s and `bg`'s removed load into the root (util 977 → 7). The same capture
+/// without the softirq's lines keeps the idle-tick rule, which never updates a busy CPU.
+#[test]
+fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
+    let (with, without) = cpu0_root_max_with_and_without("6.1.0-57-amd64/cgroup-weight", &|l| {
+        l.contains(" softirq_e")
+    });
     assert!(without >= 900, "without the softirq: {without}");
     assert!(with < 700, "with it: {with}");
 }
@@ -542,38 +552,11 @@ fn the_sched_softirq_updates_a_busy_cpus_blocked_averages() {
 /// carries the late enqueue.
 #[test]
 fn a_fork_reads_its_clock_at_the_parents_update_curr() {
-    let cap = root().join("fixtures/lab/6.12.95+deb12-amd64/periodic-5pct-16ms-2");
-    let cpu0_max = |trace: PathBuf| {
-        let args = schedmath_host::replay::ReplayArgs {
-            trace,
-            profile: None,
-            kernel: None,
-            infer: true,
-            json: false,
-        };
-        let r = schedmath_host::replay::run(&args).unwrap();
-        let e = r.entities.iter().find(|e| e.entity == "cpu0 /").unwrap();
-        e.err[0].max
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let k = dir.path().join("6.12.95+deb12-amd64");
-    std::fs::create_dir(&k).unwrap();
-    std::fs::copy(cap.join("meta.json"), k.join("meta.json")).unwrap();
-    let text =
-        std::io::read_to_string(schedmath_host::replay::open(&cap.join("report.txt.gz")).unwrap())
-            .unwrap();
     let fork_runtime = "16.931614197: sched_stat_runtime:   comm=sh pid=167 runtime=265777";
-    assert_eq!(text.matches(fork_runtime).count(), 1);
-    let without: String = text
-        .lines()
-        .filter(|l| !l.contains(fork_runtime))
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    std::fs::write(k.join("report.txt"), without).unwrap();
-    let (with, without) = (
-        cpu0_max(cap.join("report.txt.gz")),
-        cpu0_max(k.join("report.txt")),
-    );
+    let (with, without) =
+        cpu0_root_max_with_and_without("6.12.95+deb12-amd64/periodic-5pct-16ms-2", &|l| {
+            l.contains(fork_runtime)
+        });
     assert_eq!(
         (with, without),
         (1, 6),
