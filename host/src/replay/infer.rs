@@ -2168,10 +2168,9 @@ impl InferReplay {
                     // since `sched_process_fork` places the clock read (6.12
                     // `periodic-5pct-16ms-2`, `sh` 168 at 16.9316 s: `sched_wakeup_new`
                     // written 110 µs after it).
-                    None if new && target == cpu => match mark.update_curr(curr) {
-                        Some(at) if curr != 0 => self.at(ClockPoint::ForkRuntime, at),
-                        _ => ts,
-                    },
+                    None if new && target == cpu => mark
+                        .update_curr(curr)
+                        .map_or(ts, |at| self.at(ClockPoint::ForkRuntime, at)),
                     _ => ts,
                 };
                 if let Some(c) = self.cpus.get_mut(&target) {
