@@ -15,9 +15,14 @@
 //! locks the rq and reads the clock (6.1 `wakeup-storm`, cpu1 at 14.3207 s: `storm`'s
 //! `sched_waking` of `rt-app`, its enqueue's `sched_stat_runtime` 92 µs later, whose
 //! `runtime=` chains to the kernel's read to the ns; the waking's point lay 83 µs earlier:
-//! `rt-app` util 3 low). Only a read well past the waking's (`SKIP_SLACK`) moves it: the
-//! stat's point is calibrated on dequeues, whose path differs (6.1
-//! `mixed-sleep-timer-2`: 1.44 µs late on the wake-ups without a wait).
+//! `rt-app` util 3 low). Its `runtime=`, chained from the running task's `exec_start`,
+//! gives that read wherever it lies between the `sched_waking` and the stat's own point
+//! (6.12 `oversubscribed-2`, cpu0 at 20.0243 s: `rcu_preempt` woken from an interrupt on
+//! `busy`, moved from cpu1, its enqueue's read 22 µs after the `sched_waking`, which the
+//! chain gives to the ns; the waking's instant was 14 µs early and `busy`'s put_prev on
+//! that skipped clock with it). Without a chain only a read well past the waking's
+//! (`SKIP_SLACK`) moves it: the stat's point is calibrated on dequeues, whose path differs
+//! (6.1 `mixed-sleep-timer-2`: 1.44 µs late on the wake-ups without a wait).
 //!
 //! Likewise a balance's pull: its dequeue of the moved task on the source CPU runs
 //! update_curr() of the source's running task, written on the pulling CPU.
@@ -63,6 +68,11 @@ impl InferReplay {
             return match local {
                 Some(at) if (waking..=ts).contains(&at) => {
                     let read = self.at(ClockPoint::Dequeue, at);
+                    if let Some(ch) = self.chained_read(cpu, read) {
+                        if (waking..=read).contains(&ch) {
+                            return ch;
+                        }
+                    }
                     if read > waking + super::SKIP_SLACK {
                         read
                     } else {
@@ -79,6 +89,20 @@ impl InferReplay {
             }
             _ => waking,
         }
+    }
+
+    /// The trace time of the clock read of the running task's last update_curr() on `cpu`
+    /// as its `runtime=` chains it from the task's `exec_start`, `read` being the one its
+    /// stamp gives.
+    fn chained_read(&self, cpu: u32, read: u64) -> Option<u64> {
+        let c = self.cpus.get(&cpu)?;
+        let (_, chained) = c.chained.filter(|&(p, _)| Some(p) == c.curr)?;
+        let now = self.clock(cpu, read)?;
+        Some(if chained <= now {
+            read.saturating_sub(now - chained)
+        } else {
+            read.saturating_add(chained - now)
+        })
     }
 
     /// The trace time of the dequeue's clock read of a queued task a balance on `to`
@@ -155,6 +179,38 @@ mod tests {
         assert_eq!(enqueue_clock_from(1, &[]), Some(1_000));
         assert_eq!(enqueue_clock_from(1, &[rt(5)]), Some(1_400_000));
         assert_eq!(enqueue_clock_from(1, &[rt(7)]), Some(1_000));
+    }
+
+    /// The same local wake-up with `storm`'s switch-in at 0 and the enqueue's
+    /// update_curr() written at 1.4 ms: its `runtime=` chains the read.
+    #[test]
+    fn a_local_enqueue_reads_the_clock_its_runtime_chains() {
+        let stat = |runtime| Event::StatRuntime {
+            pid: 5,
+            runtime,
+            vruntime: None,
+        };
+        let chained = |runtime| {
+            let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
+            r.current(1, 5, "storm");
+            r.cpus.get_mut(&1).unwrap().exec = Some((5, 0));
+            let wake = |waking| Event::Wakeup {
+                comm: "rt-app",
+                pid: 15,
+                prio: Some(120),
+                target_cpu: Some(1),
+                waking,
+                new: false,
+            };
+            r.event(1_000, 1, &wake(true)).unwrap();
+            r.event(1_400_000, 1, &stat(runtime)).unwrap();
+            r.event(1_410_000, 1, &wake(false)).unwrap();
+            r.cpus[&1].skip_clock.map(|(_, at)| at)
+        };
+        assert_eq!(chained(1_390_000), Some(1_390_000));
+        // A chain before the `sched_waking`: the stat stands there (written late), not
+        // between the waking and the wake-up: the waking's instant.
+        assert_eq!(chained(500), Some(1_000));
     }
 
     /// A balance on cpu1 pulls a queued task from cpu0, where pid 5 runs: its dequeue is
