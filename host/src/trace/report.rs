@@ -440,15 +440,23 @@ pub fn fields(body: &str) -> Fields<'_> {
     Fields { rest: body }
 }
 
+/// Where the `=` of `tok` is if `tok` starts a field: a non-empty key of ASCII letters,
+/// digits, `_` or `'`, not starting with a digit, then `=`. One pass that stops at the
+/// first byte that rules it out (most tokens of a value are numbers).
 fn is_key(tok: &str) -> Option<usize> {
-    let eq = tok.find('=')?;
-    let key = &tok[..eq];
-    (!key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\'')
-        && !key.as_bytes()[0].is_ascii_digit())
-    .then_some(eq)
+    let b = tok.as_bytes();
+    if b.first().is_none_or(|c| c.is_ascii_digit() || *c == b'=') {
+        return None;
+    }
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'=' {
+            return Some(i);
+        }
+        if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'\'') {
+            return None;
+        }
+    }
+    None
 }
 
 impl<'a> Iterator for Fields<'a> {
@@ -464,12 +472,12 @@ impl<'a> Iterator for Fields<'a> {
                 return None;
             }
             let end = t.find(char::is_whitespace).unwrap_or(t.len());
-            if is_key(&t[..end]).is_some() {
-                break t;
+            if let Some(eq) = is_key(&t[..end]) {
+                break (t, eq);
             }
             s = &t[end..];
         };
-        let eq = is_key(start.split(char::is_whitespace).next().unwrap_or(""))?;
+        let (start, eq) = start;
         let key = &start[..eq];
         let after = &start[eq + 1..];
         // The value ends before the next token that is a field or `==>`.
@@ -511,6 +519,34 @@ impl fmt::Display for Record<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass `is_key` against its definition (find the first `=`, then check the
+    /// key), on every string of up to four characters over an alphabet of each class.
+    #[test]
+    fn is_key_matches_its_definition() {
+        fn by_definition(tok: &str) -> Option<usize> {
+            let eq = tok.find('=')?;
+            let key = &tok[..eq];
+            let ok = !key.is_empty()
+                && !key.as_bytes()[0].is_ascii_digit()
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\'');
+            ok.then_some(eq)
+        }
+        let alphabet = ['a', 'Z', '7', '_', '\'', '=', '-', ' ', 'é', '['];
+        let mut words = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            for w in words.iter().chain(&longer) {
+                assert_eq!(is_key(w), by_definition(w), "{w:?}");
+            }
+            words = longer;
+        }
+    }
 
     fn read_all(text: &str) -> (Vec<String>, ReportReader<&[u8]>) {
         let mut r = ReportReader::new(text.as_bytes(), "t.txt");
