@@ -459,6 +459,40 @@ fn is_key(tok: &str) -> Option<usize> {
     None
 }
 
+/// Whether an ASCII byte is whitespace as `char::is_whitespace` has it (tab, line feed,
+/// vertical tab, form feed, carriage return, space).
+fn ascii_ws(b: u8) -> bool {
+    b == b' ' || (0x09..=0x0d).contains(&b)
+}
+
+/// `s.find(char::is_whitespace)`, bytewise over ASCII (every field of a trace line) and
+/// by `char` from the first non-ASCII byte on (a comm, a no-break space).
+fn find_ws(s: &str) -> Option<usize> {
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if b >= 0x80 {
+            // `i` follows only ASCII bytes: a char boundary.
+            return s[i..].find(char::is_whitespace).map(|j| i + j);
+        }
+        if ascii_ws(b) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// `s.trim_start()`, bytewise over ASCII as [`find_ws`].
+fn trim_ws_start(s: &str) -> &str {
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if b >= 0x80 {
+            return s[i..].trim_start();
+        }
+        if !ascii_ws(b) {
+            return &s[i..];
+        }
+    }
+    ""
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = (&'a str, &'a str);
 
@@ -466,12 +500,12 @@ impl<'a> Iterator for Fields<'a> {
         // Find the next token that starts a field.
         let mut s = self.rest;
         let start = loop {
-            let t = s.trim_start();
+            let t = trim_ws_start(s);
             if t.is_empty() {
                 self.rest = "";
                 return None;
             }
-            let end = t.find(char::is_whitespace).unwrap_or(t.len());
+            let end = find_ws(t).unwrap_or(t.len());
             if let Some(eq) = is_key(&t[..end]) {
                 break (t, eq);
             }
@@ -484,9 +518,7 @@ impl<'a> Iterator for Fields<'a> {
         let mut pos = 0;
         let mut value_end = 0;
         while pos < after.len() {
-            let tok_end = after[pos..]
-                .find(char::is_whitespace)
-                .map_or(after.len(), |i| pos + i);
+            let tok_end = find_ws(&after[pos..]).map_or(after.len(), |i| pos + i);
             let tok = &after[pos..tok_end];
             if pos > 0 && (tok == "==>" || is_key(tok).is_some()) {
                 break;
@@ -494,7 +526,7 @@ impl<'a> Iterator for Fields<'a> {
             value_end = tok_end;
             // Skip the same (Unicode) whitespace `find` stopped at: skipping only ASCII
             // left `pos` at a vertical tab or no-break space forever (found by fuzzing).
-            pos = after.len() - after[tok_end..].trim_start().len();
+            pos = after.len() - trim_ws_start(&after[tok_end..]).len();
         }
         self.rest = &after[value_end..];
         Some((key, after[..value_end].trim_end()))
@@ -519,6 +551,24 @@ impl fmt::Display for Record<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bytewise whitespace helpers against `str`'s own, on strings mixing ASCII
+    /// whitespace, vertical tab, no-break space, U+0085 and letters.
+    #[test]
+    fn whitespace_helpers_match_str() {
+        let alphabet = ['a', ' ', '\t', '\u{b}', '\u{c}', '\r', '\u{a0}', '\u{85}', 'é', '='];
+        let mut words = vec![String::new()];
+        for _ in 0..4 {
+            words = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            for w in &words {
+                assert_eq!(find_ws(w), w.find(char::is_whitespace), "{w:?}");
+                assert_eq!(trim_ws_start(w), w.trim_start(), "{w:?}");
+            }
+        }
+    }
 
     /// The one-pass `is_key` against its definition (find the first `=`, then check the
     /// key), on every string of up to four characters over an alphabet of each class.
