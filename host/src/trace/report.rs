@@ -24,6 +24,7 @@
 
 use std::fmt;
 use std::io::BufRead;
+use std::ops::Range;
 
 /// The longest line kept (bytes). trace-cmd's longest sched lines are ~200 bytes; a
 /// kernel `print` event can be longer, 64 KiB covers any real one.
@@ -294,7 +295,8 @@ impl<R: BufRead> ReportReader<R> {
                 continue;
             }
             match parse_line(s) {
-                Some((ts, digits)) => {
+                Some((sp, digits)) => {
+                    let ts = sp.ts_ns;
                     if let Some(prev) = self.last_ts {
                         if ts < prev {
                             return Err(ReadError::Backwards {
@@ -310,8 +312,8 @@ impl<R: BufRead> ReportReader<R> {
                     self.frac_digits.get_or_insert(digits);
                     self.text.clear();
                     self.text.push_str(s);
-                    // parse_line accepted this text, so split_line (which it calls) does.
-                    return Ok(split_line(&self.text, line));
+                    // The spans found in `s` hold in its copy.
+                    return Ok(Some(sp.record(&self.text, line)));
                 }
                 None if self.in_header => {
                     if let Some(n) = s.trim().strip_prefix("cpus=") {
@@ -327,17 +329,16 @@ impl<R: BufRead> ReportReader<R> {
     }
 }
 
-/// Parses the timestamp of an event line: (ns, fraction digits), or `None` when the line
-/// is not an event line.
-fn parse_line(s: &str) -> Option<(u64, usize)> {
-    let r = split_line(s, 0)?;
-    let digits = ts_token(s)?;
-    Some((r.ts_ns, digits))
+/// Splits an event line: its [`Spans`] and the fraction digit count of its timestamp, or
+/// `None` when the line is not an event line.
+fn parse_line(s: &str) -> Option<(Spans, usize)> {
+    let sp = spans(s)?;
+    let digits = ts_token(&s[sp.after..])?;
+    Some((sp, digits))
 }
 
-/// The fraction digit count of the line's timestamp token (re-scans; cheap).
-fn ts_token(s: &str) -> Option<usize> {
-    let (_, after) = cpu_bracket(s)?;
+/// The fraction digit count of the timestamp token in `after`, the text after `[CPU]`.
+fn ts_token(after: &str) -> Option<usize> {
     let mut toks = after.split_whitespace();
     let t = toks.next()?;
     let t = if t.ends_with(':') { t } else { toks.next()? };
@@ -387,8 +388,51 @@ pub fn parse_seconds(t: &str) -> Option<u64> {
 }
 
 /// Splits an event line into a [`Record`], or `None` when it is not one.
+#[cfg(test)]
 pub(crate) fn split_line(s: &str, line: u64) -> Option<Record<'_>> {
+    spans(s).map(|sp| sp.record(s, line))
+}
+
+/// Where a line's [`Record`] parts lie in it (byte ranges), so that a line checked once
+/// is not split again when it is copied out of the read buffer.
+struct Spans {
+    comm: Range<usize>,
+    pid: i32,
+    cpu: u32,
+    flags: Option<Range<usize>>,
+    ts_ns: u64,
+    event: Range<usize>,
+    body: Range<usize>,
+    /// Where the text after `[CPU]` starts.
+    after: usize,
+}
+
+impl Spans {
+    /// The record these spans give in `s`, the text they were found in (or a copy).
+    fn record<'s>(&self, s: &'s str, line: u64) -> Record<'s> {
+        Record {
+            line,
+            comm: &s[self.comm.clone()],
+            pid: self.pid,
+            cpu: self.cpu,
+            flags: self.flags.clone().map(|r| &s[r]),
+            ts_ns: self.ts_ns,
+            event: &s[self.event.clone()],
+            body: &s[self.body.clone()],
+        }
+    }
+}
+
+/// The byte range of `part`, a subslice of `s`, in `s`.
+fn span(s: &str, part: &str) -> Range<usize> {
+    let start = part.as_ptr() as usize - s.as_ptr() as usize;
+    start..start + part.len()
+}
+
+/// The [`Spans`] of an event line, or `None` when it is not one.
+fn spans(s: &str) -> Option<Spans> {
     let (open, after) = cpu_bracket(s)?;
+    let after_at = span(s, after).start;
     let left = s[..open].trim();
     let (comm, pid) = left.rsplit_once('-')?;
     let pid: i32 = pid.parse().ok()?;
@@ -413,15 +457,15 @@ pub(crate) fn split_line(s: &str, line: u64) -> Option<Record<'_>> {
     if event.is_empty() || event.contains(char::is_whitespace) {
         return None;
     }
-    Some(Record {
-        line,
-        comm: comm.trim(),
+    Some(Spans {
+        comm: span(s, comm.trim()),
         pid,
         cpu,
-        flags,
+        flags: flags.map(|f| span(s, f)),
         ts_ns,
-        event,
-        body,
+        event: span(s, event),
+        body: span(s, body),
+        after: after_at,
     })
 }
 
@@ -556,7 +600,9 @@ mod tests {
     /// whitespace, vertical tab, no-break space, U+0085 and letters.
     #[test]
     fn whitespace_helpers_match_str() {
-        let alphabet = ['a', ' ', '\t', '\u{b}', '\u{c}', '\r', '\u{a0}', '\u{85}', 'é', '='];
+        let alphabet = [
+            'a', ' ', '\t', '\u{b}', '\u{c}', '\r', '\u{a0}', '\u{85}', 'é', '=',
+        ];
         let mut words = vec![String::new()];
         for _ in 0..4 {
             words = words
