@@ -477,11 +477,16 @@ fn spans(s: &str) -> Option<Spans> {
 #[derive(Clone, Debug)]
 pub struct Fields<'a> {
     rest: &'a str,
+    /// `rest` starts with the key token the last value ended at: where its `=` is.
+    key_next: Option<usize>,
 }
 
 /// The fields of `body` (see [`Fields`]).
 pub fn fields(body: &str) -> Fields<'_> {
-    Fields { rest: body }
+    Fields {
+        rest: body,
+        key_next: None,
+    }
 }
 
 /// Where the `=` of `tok` is if `tok` starts a field: a non-empty key of ASCII letters,
@@ -541,19 +546,22 @@ impl<'a> Iterator for Fields<'a> {
     type Item = (&'a str, &'a str);
 
     fn next(&mut self) -> Option<Self::Item> {
-        // Find the next token that starts a field.
+        // Find the next token that starts a field (known when the last value ended at it).
         let mut s = self.rest;
-        let start = loop {
-            let t = trim_ws_start(s);
-            if t.is_empty() {
-                self.rest = "";
-                return None;
-            }
-            let end = find_ws(t).unwrap_or(t.len());
-            if let Some(eq) = is_key(&t[..end]) {
-                break (t, eq);
-            }
-            s = &t[end..];
+        let start = match self.key_next.take() {
+            Some(eq) => (s, eq),
+            None => loop {
+                let t = trim_ws_start(s);
+                if t.is_empty() {
+                    self.rest = "";
+                    return None;
+                }
+                let end = find_ws(t).unwrap_or(t.len());
+                if let Some(eq) = is_key(&t[..end]) {
+                    break (t, eq);
+                }
+                s = &t[end..];
+            },
         };
         let (start, eq) = start;
         let key = &start[..eq];
@@ -564,8 +572,15 @@ impl<'a> Iterator for Fields<'a> {
         while pos < after.len() {
             let tok_end = find_ws(&after[pos..]).map_or(after.len(), |i| pos + i);
             let tok = &after[pos..tok_end];
-            if pos > 0 && (tok == "==>" || is_key(tok).is_some()) {
-                break;
+            if pos > 0 {
+                if tok == "==>" {
+                    break;
+                }
+                if let Some(eq) = is_key(tok) {
+                    self.rest = &after[pos..];
+                    self.key_next = Some(eq);
+                    return Some((key, after[..value_end].trim_end()));
+                }
             }
             value_end = tok_end;
             // Skip the same (Unicode) whitespace `find` stopped at: skipping only ASCII
@@ -595,6 +610,67 @@ impl fmt::Display for Record<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Fields`] against its definition (each call scans from the end of the last value
+    /// for the next key token, by `str`'s own whitespace), on every join of up to four
+    /// pieces of keys, values, `==>`, Unicode and ASCII whitespace.
+    #[test]
+    fn fields_match_their_definition() {
+        fn by_definition(mut rest: &str) -> Vec<(&str, &str)> {
+            let key_at = |tok: &str| {
+                let eq = tok.find('=')?;
+                let k = &tok[..eq];
+                let ok = !k.is_empty()
+                    && !k.as_bytes()[0].is_ascii_digit()
+                    && k.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\'');
+                ok.then_some(eq)
+            };
+            let mut out = Vec::new();
+            loop {
+                let mut s = rest;
+                let (start, eq) = loop {
+                    let t = s.trim_start();
+                    if t.is_empty() {
+                        return out;
+                    }
+                    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+                    if let Some(eq) = key_at(&t[..end]) {
+                        break (t, eq);
+                    }
+                    s = &t[end..];
+                };
+                let after = &start[eq + 1..];
+                let (mut pos, mut value_end) = (0, 0);
+                while pos < after.len() {
+                    let tok_end = after[pos..]
+                        .find(char::is_whitespace)
+                        .map_or(after.len(), |i| pos + i);
+                    let tok = &after[pos..tok_end];
+                    if pos > 0 && (tok == "==>" || key_at(tok).is_some()) {
+                        break;
+                    }
+                    value_end = tok_end;
+                    pos = after.len() - after[tok_end..].trim_start().len();
+                }
+                rest = &after[value_end..];
+                out.push((&start[..eq], after[..value_end].trim_end()));
+            }
+        }
+        let pieces = [
+            "a=1", "b=", "==>", "x", " ", "\t", "c=d=e", "\u{a0}", "9=z", "=q",
+        ];
+        let mut words = vec![String::new()];
+        for _ in 0..4 {
+            words = words
+                .iter()
+                .flat_map(|w| pieces.iter().map(move |p| format!("{w}{p}")))
+                .collect();
+            for w in &words {
+                assert_eq!(fields(w).collect::<Vec<_>>(), by_definition(w), "{w:?}");
+            }
+        }
+    }
 
     /// The bytewise whitespace helpers against `str`'s own, on strings mixing ASCII
     /// whitespace, vertical tab, no-break space, U+0085 and letters.
