@@ -604,18 +604,6 @@ const DRIFT_WINDOW_NS: u64 = 250_000_000;
 /// Windows kept for the drift fit (a window per 0.25 s: 69 hours of trace).
 const MAX_DRIFT_WINDOWS: usize = 1 << 20;
 
-/// The rq clock an answer-key record read (`now` of a probe record, LISA's
-/// `update_time`), or `None` for other events.
-fn record_clock(ev: &Result<Event<'_>, crate::trace::event::BadField>) -> Option<u64> {
-    match ev {
-        Ok(Event::PeltCall(c)) => Some(c.now),
-        Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
-            Some(*update_time)
-        }
-        _ => None,
-    }
-}
-
 /// Per window of [`DRIFT_WINDOW_NS`]: the largest `now - timestamp` of the answer key's
 /// records and their count.
 type DriftWindows = BTreeMap<u64, (i64, u32)>;
@@ -627,7 +615,7 @@ fn drift_windows<R: std::io::Read>(input: R, name: &str) -> anyhow::Result<Drift
     );
     let mut win = DriftWindows::new();
     while let Some(rec) = r.next_record()? {
-        let Some(clock) = record_clock(&Event::parse(&rec)) else {
+        let Some(clock) = crate::trace::event::answer_clock(&rec) else {
             continue;
         };
         let d = clock as i64 - rec.ts_ns as i64;

@@ -613,6 +613,26 @@ fn pelt_signals(b: &Body) -> Result<PeltSignals, BadField> {
     ))
 }
 
+/// The rq clock an answer-key record read (`now` of a probe record, LISA's
+/// `update_time`), or `None` for any other event, which is not parsed (the clock-offset
+/// passes read every line of a trace for these alone).
+pub fn answer_clock(r: &Record<'_>) -> Option<u64> {
+    let name = r.event.strip_prefix("lisa__").unwrap_or(r.event);
+    if !matches!(
+        name,
+        "schedmath__pelt_update" | "sched_pelt_se" | "sched_pelt_cfs"
+    ) {
+        return None;
+    }
+    match Event::parse(r) {
+        Ok(Event::PeltCall(c)) => Some(c.now),
+        Ok(Event::PeltSe { update_time, .. } | Event::PeltCfs { update_time, .. }) => {
+            Some(update_time)
+        }
+        _ => None,
+    }
+}
+
 impl<'a> Event<'a> {
     /// Types a record; `Err` names the field that is missing or bad.
     pub fn parse(r: &Record<'a>) -> Result<Event<'a>, BadField> {
