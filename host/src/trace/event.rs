@@ -505,7 +505,6 @@ fn wakeup<'a>(body: &Body<'a>, waking: bool, new: bool) -> Result<Event<'a>, Bad
     })
 }
 
-/// `struct sched_avg` from the probe's `P_*` fields (`P` = `b` before, `a` after).
 /// The field names of one side of a probe record (`b_*` before the call, `a_*` after),
 /// spelled out: formatting them per record cost a tenth of a replay.
 struct StateKeys {
@@ -543,6 +542,7 @@ macro_rules! state_keys {
 const BEFORE: StateKeys = state_keys!("b");
 const AFTER: StateKeys = state_keys!("a");
 
+/// `struct sched_avg` from the probe's fields of one side (`b_*` before, `a_*` after).
 fn state(body: &Body, k: &StateKeys) -> Result<PeltState, BadField> {
     // 6.12 prints the one-word util_est as `P_ue`, 6.1 `P_ue_enq` and `P_ue_ewma`.
     let (util_est, util_est_ewma) = match opt_num::<u32>(body, k.ue)? {
