@@ -142,8 +142,16 @@ mod tests {
 
     /// [`enqueue_clock`] with the waker on `waker` (0, or 1 for a local wake-up).
     fn enqueue_clock_from(waker: u32, between: &[Event<'_>]) -> Option<u64> {
+        enqueue_clock_with(waker, None, between)
+    }
+
+    /// [`enqueue_clock_from`] with pid 5's `exec_start` on cpu1 placed at `exec`.
+    fn enqueue_clock_with(waker: u32, exec: Option<u64>, between: &[Event<'_>]) -> Option<u64> {
         let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
         r.current(1, 5, "p50");
+        if let Some(at) = exec {
+            r.cpus.get_mut(&1)?.exec = Some((5, at));
+        }
         let wake = |waking| Event::Wakeup {
             comm: "rcu_preempt",
             pid: 15,
@@ -181,31 +189,17 @@ mod tests {
         assert_eq!(enqueue_clock_from(1, &[rt(7)]), Some(1_000));
     }
 
-    /// The same local wake-up with `storm`'s switch-in at 0 and the enqueue's
+    /// The same local wake-up with the running task's switch-in at 0 and the enqueue's
     /// update_curr() written at 1.4 ms: its `runtime=` chains the read.
     #[test]
     fn a_local_enqueue_reads_the_clock_its_runtime_chains() {
-        let stat = |runtime| Event::StatRuntime {
-            pid: 5,
-            runtime,
-            vruntime: None,
-        };
         let chained = |runtime| {
-            let mut r = crate::replay::infer::tests::on_cpus(&[0, 1]);
-            r.current(1, 5, "storm");
-            r.cpus.get_mut(&1).unwrap().exec = Some((5, 0));
-            let wake = |waking| Event::Wakeup {
-                comm: "rt-app",
-                pid: 15,
-                prio: Some(120),
-                target_cpu: Some(1),
-                waking,
-                new: false,
+            let stat = Event::StatRuntime {
+                pid: 5,
+                runtime,
+                vruntime: None,
             };
-            r.event(1_000, 1, &wake(true)).unwrap();
-            r.event(1_400_000, 1, &stat(runtime)).unwrap();
-            r.event(1_410_000, 1, &wake(false)).unwrap();
-            r.cpus[&1].skip_clock.map(|(_, at)| at)
+            enqueue_clock_with(1, Some(0), &[stat])
         };
         assert_eq!(chained(1_390_000), Some(1_390_000));
         // A chain before the `sched_waking`: the stat stands there (written late), not

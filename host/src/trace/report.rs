@@ -611,21 +611,39 @@ impl fmt::Display for Record<'_> {
 mod tests {
     use super::*;
 
+    /// Every join of up to `n` of `pieces` (with repeats), the empty string first.
+    fn joins(pieces: &[&str], n: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = all.clone();
+        for _ in 0..n {
+            last = last
+                .iter()
+                .flat_map(|w| pieces.iter().map(move |p| format!("{w}{p}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    /// The `=` of a key token by its definition: the first `=`, after a non-empty key of
+    /// ASCII letters, digits, `_` or `'` that does not start with a digit.
+    fn key_by_definition(tok: &str) -> Option<usize> {
+        let eq = tok.find('=')?;
+        let key = &tok[..eq];
+        let ok = !key.is_empty()
+            && !key.as_bytes()[0].is_ascii_digit()
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\'');
+        ok.then_some(eq)
+    }
+
     /// [`Fields`] against its definition (each call scans from the end of the last value
     /// for the next key token, by `str`'s own whitespace), on every join of up to four
     /// pieces of keys, values, `==>`, Unicode and ASCII whitespace.
     #[test]
     fn fields_match_their_definition() {
         fn by_definition(mut rest: &str) -> Vec<(&str, &str)> {
-            let key_at = |tok: &str| {
-                let eq = tok.find('=')?;
-                let k = &tok[..eq];
-                let ok = !k.is_empty()
-                    && !k.as_bytes()[0].is_ascii_digit()
-                    && k.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\'');
-                ok.then_some(eq)
-            };
             let mut out = Vec::new();
             loop {
                 let mut s = rest;
@@ -635,7 +653,7 @@ mod tests {
                         return out;
                     }
                     let end = t.find(char::is_whitespace).unwrap_or(t.len());
-                    if let Some(eq) = key_at(&t[..end]) {
+                    if let Some(eq) = key_by_definition(&t[..end]) {
                         break (t, eq);
                     }
                     s = &t[end..];
@@ -647,7 +665,7 @@ mod tests {
                         .find(char::is_whitespace)
                         .map_or(after.len(), |i| pos + i);
                     let tok = &after[pos..tok_end];
-                    if pos > 0 && (tok == "==>" || key_at(tok).is_some()) {
+                    if pos > 0 && (tok == "==>" || key_by_definition(tok).is_some()) {
                         break;
                     }
                     value_end = tok_end;
@@ -658,17 +676,10 @@ mod tests {
             }
         }
         let pieces = [
-            "a=1", "b=", "==>", "x", " ", "\t", "c=d=e", "\u{a0}", "9=z", "=q",
+            "a=1", "b'=", "==>", "x", " ", "\t", "c=d=e", "\u{a0}", "9=z", "=q",
         ];
-        let mut words = vec![String::new()];
-        for _ in 0..4 {
-            words = words
-                .iter()
-                .flat_map(|w| pieces.iter().map(move |p| format!("{w}{p}")))
-                .collect();
-            for w in &words {
-                assert_eq!(fields(w).collect::<Vec<_>>(), by_definition(w), "{w:?}");
-            }
+        for w in joins(&pieces, 4) {
+            assert_eq!(fields(&w).collect::<Vec<_>>(), by_definition(&w), "{w:?}");
         }
     }
 
@@ -676,47 +687,22 @@ mod tests {
     /// whitespace, vertical tab, no-break space, U+0085 and letters.
     #[test]
     fn whitespace_helpers_match_str() {
-        let alphabet = [
-            'a', ' ', '\t', '\u{b}', '\u{c}', '\r', '\u{a0}', '\u{85}', 'é', '=',
+        let pieces = [
+            "a", " ", "\t", "\u{b}", "\u{c}", "\r", "\u{a0}", "\u{85}", "é", "=",
         ];
-        let mut words = vec![String::new()];
-        for _ in 0..4 {
-            words = words
-                .iter()
-                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
-                .collect();
-            for w in &words {
-                assert_eq!(find_ws(w), w.find(char::is_whitespace), "{w:?}");
-                assert_eq!(trim_ws_start(w), w.trim_start(), "{w:?}");
-            }
+        for w in joins(&pieces, 4) {
+            assert_eq!(find_ws(&w), w.find(char::is_whitespace), "{w:?}");
+            assert_eq!(trim_ws_start(&w), w.trim_start(), "{w:?}");
         }
     }
 
-    /// The one-pass `is_key` against its definition (find the first `=`, then check the
-    /// key), on every string of up to four characters over an alphabet of each class.
+    /// The one-pass `is_key` against its definition, on every string of up to four
+    /// characters over an alphabet of each class.
     #[test]
     fn is_key_matches_its_definition() {
-        fn by_definition(tok: &str) -> Option<usize> {
-            let eq = tok.find('=')?;
-            let key = &tok[..eq];
-            let ok = !key.is_empty()
-                && !key.as_bytes()[0].is_ascii_digit()
-                && key
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\'');
-            ok.then_some(eq)
-        }
-        let alphabet = ['a', 'Z', '7', '_', '\'', '=', '-', ' ', 'é', '['];
-        let mut words = vec![String::new()];
-        for _ in 0..4 {
-            let longer: Vec<String> = words
-                .iter()
-                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
-                .collect();
-            for w in words.iter().chain(&longer) {
-                assert_eq!(is_key(w), by_definition(w), "{w:?}");
-            }
-            words = longer;
+        let pieces = ["a", "Z", "7", "_", "'", "=", "-", " ", "é", "["];
+        for w in joins(&pieces, 4) {
+            assert_eq!(is_key(&w), key_by_definition(&w), "{w:?}");
         }
     }
 
