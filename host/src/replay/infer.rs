@@ -2016,6 +2016,19 @@ impl InferReplay {
         }
     }
 
+    /// The trace time of `pid`'s last update_curr() clock read on `cpu` as its `runtime=`
+    /// chains it ([`Cpu::chained`]), `read` being the trace time of the same clock read as
+    /// its stamp places it.
+    fn chained_read(&self, cpu: u32, pid: i32, read: u64) -> Option<u64> {
+        let (_, chained) = self.cpus.get(&cpu)?.chained.filter(|&(p, _)| p == pid)?;
+        let now = self.clock(cpu, read)?;
+        Some(if chained <= now {
+            read.saturating_sub(now - chained)
+        } else {
+            read.saturating_add(chained - now)
+        })
+    }
+
     /// update_curr() charges `runtime` = its clock minus the task's `exec_start` (its
     /// switch-in or its last update_curr()), so a `sched_stat_runtime` written late (the
     /// guest stalled between the clock read and the write: 6.1 `cgroup-weight`, 12.9752 s,
@@ -2311,11 +2324,8 @@ impl InferReplay {
                 let mut at = self.at(ClockPoint::Dequeue, ts);
                 // Its `runtime=` chained from the last update_curr() places the clock read
                 // (6.12 `periodic-5pct-16ms`, `p5` at 19.9946 s: written 0.1 ms after it).
-                let chained = self.cpus.get(&cpu).and_then(|c| c.chained);
-                if let (Some((p, ch)), Some(now)) = (chained, self.clock(cpu, at)) {
-                    if p == pid && ch < now {
-                        at = at.saturating_sub(now - ch);
-                    }
+                if let Some(ch) = self.chained_read(cpu, pid, at) {
+                    at = at.min(ch);
                 }
                 if let Some(c) = self.cpus.get_mut(&cpu).filter(|c| c.curr == Some(pid)) {
                     for d in c.deferred.iter_mut().filter(|d| d.own && d.pid == pid) {

@@ -68,7 +68,8 @@ impl InferReplay {
             return match local {
                 Some(at) if (waking..=ts).contains(&at) => {
                     let read = self.at(ClockPoint::Dequeue, at);
-                    if let Some(ch) = self.chained_read(cpu, read) {
+                    let curr = self.cpus.get(&cpu).and_then(|c| c.curr);
+                    if let Some(ch) = curr.and_then(|p| self.chained_read(cpu, p, read)) {
                         if (waking..=read).contains(&ch) {
                             return ch;
                         }
@@ -89,20 +90,6 @@ impl InferReplay {
             }
             _ => waking,
         }
-    }
-
-    /// The trace time of the clock read of the running task's last update_curr() on `cpu`
-    /// as its `runtime=` chains it from the task's `exec_start`, `read` being the one its
-    /// stamp gives.
-    fn chained_read(&self, cpu: u32, read: u64) -> Option<u64> {
-        let c = self.cpus.get(&cpu)?;
-        let (_, chained) = c.chained.filter(|&(p, _)| Some(p) == c.curr)?;
-        let now = self.clock(cpu, read)?;
-        Some(if chained <= now {
-            read.saturating_sub(now - chained)
-        } else {
-            read.saturating_add(chained - now)
-        })
     }
 
     /// The trace time of the dequeue's clock read of a queued task a balance on `to`
