@@ -564,6 +564,29 @@ fn a_fork_reads_its_clock_at_the_parents_update_curr() {
     );
 }
 
+/// A fork onto another CPU (6.12 `periodic-50pct-16ms-2`: `sh` 172 on cpu0 forks `sh` 173
+/// onto idle cpu1 at 16.9423 s): the forking CPU reads cpu1's clock before activate_task()
+/// and writes `sched_wakeup_new` after it, 18 µs later there (`ClockPoint::ForkRemote`,
+/// calibrated per capture), and cpu1's switch to the child runs on that skipped read.
+/// All 8 of the child's updates are exact (2 of 8 when the read was the event's stamp).
+#[test]
+fn a_fork_onto_another_cpu_reads_its_clock_before_sched_wakeup_new() {
+    let args = schedmath_host::replay::ReplayArgs {
+        trace: root().join("fixtures/lab/6.12.95+deb12-amd64/periodic-50pct-16ms-2/report.txt.gz"),
+        profile: None,
+        kernel: None,
+        infer: true,
+        json: false,
+    };
+    let r = schedmath_host::replay::run(&args).unwrap();
+    let child = r
+        .entities
+        .iter()
+        .find(|e| e.entity == "pid 173 sh")
+        .unwrap();
+    assert_eq!((child.exact, child.updates), (8, 8));
+}
+
 /// A board's trace has neither the lab's probe records nor LISA's `sched_pelt_*` events:
 /// the replay then prints what it computes. On 6.1 `periodic-25pct-16ms` with the answer
 /// key's lines removed, rt-app's thread (forked in the trace, so started where the kernel

@@ -376,9 +376,16 @@ pub enum ClockPoint {
     /// after `sched_process_fork`) right before the cfs_rq's update; `sched_wakeup_new`
     /// is written only after the attach.
     ForkRuntime,
+    /// wake_up_new_task() onto another CPU: the forking CPU reads the target rq's clock
+    /// after select_task_rq(), activate_task() updates the target's cfs_rq on it, and
+    /// `sched_wakeup_new` (written on the forking CPU, naming the target) comes after the
+    /// attach. The target's next `__schedule()` skips its clock update and runs on that
+    /// read too (6.12 `periodic-50pct-16ms-2`, `sh` 173 forked onto idle cpu1 at
+    /// 16.9423 s: its clock read 18 µs before `sched_wakeup_new`).
+    ForkRemote,
 }
 
-const CLOCK_POINTS: usize = 13;
+const CLOCK_POINTS: usize = 14;
 
 /// Where `__schedule()` updated the task it switches out, from `sched_stat_runtime`: it
 /// dequeues a task that sleeps (dequeue_entity(): update_curr(), which writes the event
@@ -781,6 +788,9 @@ fn point_samples<R: std::io::Read>(
     let mut timers = timer::TimerWake::default();
     // CPUs whose running task forked since their last sched event.
     let mut forked: BTreeSet<u32> = BTreeSet::new();
+    // Per CPU, since its last sched event: the last cfs_rq update of another CPU it wrote
+    // (that CPU, its `now`): a fork's enqueue onto that CPU.
+    let mut remote_reads: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
     // A clock read minus an event's timestamp, relative to the drifting global offset.
     let rel = |now: u64, ts: u64| now as i64 - ts as i64 - o.global_at(ts);
     while let Some(rec) = r.next_record()? {
@@ -803,9 +813,12 @@ fn point_samples<R: std::io::Read>(
                 sample(ClockPoint::TimerWaking, d, rec.ts_ns);
             }
         }
-        if ev.as_ref().is_ok_and(is_sched_event) {
+        let remote_read = if ev.as_ref().is_ok_and(is_sched_event) {
             forked.remove(&rec.cpu);
-        }
+            remote_reads.remove(&rec.cpu)
+        } else {
+            None
+        };
         let st = state.entry(rec.cpu).or_default();
         let mark = st.2;
         if let Ok(e) = &ev {
@@ -815,6 +828,9 @@ fn point_samples<R: std::io::Read>(
         }
         match ev {
             Ok(Event::PeltCall(ref c)) => {
+                if c.kind == PeltCallKind::CfsRq && c.cpu != rec.cpu {
+                    remote_reads.insert(rec.cpu, (c.cpu, c.now));
+                }
                 st.1 = Some(c.now);
                 if st.2.last.is_some() {
                     st.3.get_or_insert(c.now);
@@ -845,8 +861,15 @@ fn point_samples<R: std::io::Read>(
                 (st.0, st.1) = (Some((ClockPoint::Waking, rec.ts_ns)), None);
             }
             Ok(Event::Wakeup {
-                waking: false, pid, ..
+                waking: false,
+                pid,
+                new,
+                target_cpu,
+                ..
             }) => {
+                if let Some((_, now)) = remote_read.filter(|&(c, _)| new && target_cpu == Some(c)) {
+                    sample(ClockPoint::ForkRemote, rel(now, rec.ts_ns), rec.ts_ns);
+                }
                 let queued = waking_cpu.remove(&pid).is_some_and(|c| c != rec.cpu);
                 if let (true, Some(now)) = (queued, st.1) {
                     sample(ClockPoint::QueuedWakeup, rel(now, rec.ts_ns), rec.ts_ns);
@@ -2172,6 +2195,7 @@ impl InferReplay {
                     None if new && target == cpu => mark
                         .update_curr(curr)
                         .map_or(ts, |at| self.at(ClockPoint::ForkRuntime, at)),
+                    None if new => self.at(ClockPoint::ForkRemote, ts),
                     _ => ts,
                 };
                 if let Some(c) = self.cpus.get_mut(&target) {
@@ -3183,21 +3207,12 @@ mod tests {
             global: 1_000,
             t0: 0,
             drift_ppb: 0,
-            point: [
-                Some(7),
-                Some(-29_000),
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-            ],
+            point: {
+                let mut p = [None; CLOCK_POINTS];
+                p[ClockPoint::Waking as usize] = Some(7);
+                p[ClockPoint::SleepSwitch as usize] = Some(-29_000);
+                p
+            },
         };
         // The rq clock is `at() + global`: the point's own offset from its event.
         assert_eq!(
