@@ -19,6 +19,18 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The committed lab captures' folders (`fixtures/lab/<kernel>/<workload>`), sorted.
+fn lab_captures() -> Vec<PathBuf> {
+    let mut caps: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/lab"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|k| k.is_dir() && !k.ends_with("workloads"))
+        .flat_map(|k| std::fs::read_dir(k).unwrap().map(|e| e.unwrap().path()))
+        .collect();
+    caps.sort();
+    caps
+}
+
 fn u(v: &Value, k: &str) -> u64 {
     v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
@@ -312,41 +324,32 @@ fn a_switch_from_a_pid_that_never_switched_in_is_counted() {
 /// util_est updates reproduced exactly.
 #[test]
 fn every_lab_capture_with_probe_records_replays_exactly() {
-    let lab = root().join("fixtures/lab");
     let mut seen = 0;
-    for kernel in std::fs::read_dir(&lab).unwrap().map(|e| e.unwrap().path()) {
-        if !kernel.is_dir() || kernel.ends_with("workloads") {
-            continue;
-        }
-        for cap in std::fs::read_dir(&kernel)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-        {
-            let report = ["report.txt", "report.txt.gz"]
-                .iter()
-                .map(|f| cap.join(f))
-                .find(|p| p.exists())
-                .unwrap();
-            let args = schedmath_host::replay::ReplayArgs {
-                trace: report.clone(),
-                profile: None,
-                kernel: None,
-                infer: false,
-                json: false,
-            };
-            let r = schedmath_host::replay::run(&args).unwrap();
-            let (updates, exact) = r.totals();
-            assert_eq!(r.mode, "probe", "{}", report.display());
-            assert!(updates > 1000, "{}", report.display());
-            assert_eq!(exact, updates, "{}\n{}", report.display(), r.render());
-            assert!(
-                r.skipped.is_empty(),
-                "{}: {:?}",
-                report.display(),
-                r.skipped
-            );
-            seen += 1;
-        }
+    for cap in lab_captures() {
+        let report = ["report.txt", "report.txt.gz"]
+            .iter()
+            .map(|f| cap.join(f))
+            .find(|p| p.exists())
+            .unwrap();
+        let args = schedmath_host::replay::ReplayArgs {
+            trace: report.clone(),
+            profile: None,
+            kernel: None,
+            infer: false,
+            json: false,
+        };
+        let r = schedmath_host::replay::run(&args).unwrap();
+        let (updates, exact) = r.totals();
+        assert_eq!(r.mode, "probe", "{}", report.display());
+        assert!(updates > 1000, "{}", report.display());
+        assert_eq!(exact, updates, "{}\n{}", report.display(), r.render());
+        assert!(
+            r.skipped.is_empty(),
+            "{}: {:?}",
+            report.display(),
+            r.skipped
+        );
+        seen += 1;
     }
     assert!(seen >= 1);
 }
@@ -454,35 +457,22 @@ fn readme_inferred_replay_table_matches_the_replay() {
         .collect();
     let lab = root().join("fixtures/lab");
     let mut want = Vec::new();
-    let mut kernels: Vec<_> = std::fs::read_dir(&lab)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir() && !p.ends_with("workloads"))
-        .collect();
-    kernels.sort();
-    for kernel in kernels {
-        let mut caps: Vec<_> = std::fs::read_dir(&kernel)
+    for cap in lab_captures() {
+        let args = schedmath_host::replay::ReplayArgs {
+            trace: cap.join("report.txt.gz"),
+            profile: None,
+            kernel: None,
+            infer: true,
+            json: false,
+        };
+        let r = schedmath_host::replay::run(&args).unwrap();
+        assert_eq!(r.mode, "inferred");
+        let rel = cap
+            .strip_prefix(&lab)
             .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        caps.sort();
-        for cap in caps {
-            let args = schedmath_host::replay::ReplayArgs {
-                trace: cap.join("report.txt.gz"),
-                profile: None,
-                kernel: None,
-                infer: true,
-                json: false,
-            };
-            let r = schedmath_host::replay::run(&args).unwrap();
-            assert_eq!(r.mode, "inferred");
-            let rel = cap
-                .strip_prefix(&lab)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            want.push(infer_row(&rel, &r));
-        }
+            .to_string_lossy()
+            .into_owned();
+        want.push(infer_row(&rel, &r));
     }
     assert_eq!(
         rows,
@@ -676,18 +666,17 @@ fn a_trace_without_kernel_values_reports_the_replays_own_signals() {
 /// replay may not read (probe events are only the answer key).
 #[test]
 fn idle_softirqs_after_another_cpus_tick_walk_when_the_balance_runs() {
-    use schedmath_host::trace::event::{Event, PeltCallKind, SCHED_SOFTIRQ};
+    use schedmath_host::trace::event::{
+        is_answer_key, is_tick, Event, PeltCallKind, SCHED_SOFTIRQ,
+    };
     use schedmath_host::trace::report::ReportReader;
     use std::collections::HashMap;
     // (walked, capacity) -> count
     let mut counts: HashMap<(bool, bool), u32> = HashMap::new();
-    let mut caps: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/lab"))
-        .unwrap()
-        .flat_map(|k| std::fs::read_dir(k.unwrap().path()).into_iter().flatten())
-        .map(|c| c.unwrap().path().join("report.txt.gz"))
-        .filter(|p| p.exists())
+    let caps: Vec<PathBuf> = lab_captures()
+        .iter()
+        .map(|c| c.join("report.txt.gz"))
         .collect();
-    caps.sort();
     assert_eq!(caps.len(), 40);
     for cap in caps {
         let input = schedmath_host::replay::open(&cap).unwrap();
@@ -702,7 +691,7 @@ fn idle_softirqs_after_another_cpus_tick_walk_when_the_balance_runs() {
         while let Some(rec) = rd.next_record().unwrap() {
             let cpu = rec.cpu;
             let ev = Event::parse(&rec);
-            if rec.event.starts_with("lisa__") || rec.event == "schedmath__pelt_update" {
+            if matches!(&ev, Ok(e) if is_answer_key(e) || matches!(e, Event::PeltCall(_))) {
                 match (ev, open.get_mut(&cpu)) {
                     (Ok(Event::PeltCall(c)), Some(o))
                         if c.kind == PeltCallKind::CfsRq && c.cpu == cpu && c.path == "/" =>
@@ -716,7 +705,7 @@ fn idle_softirqs_after_another_cpus_tick_walk_when_the_balance_runs() {
             }
             let mut exit = None;
             match ev {
-                Ok(Event::HrtimerExpire { function, .. }) if function.starts_with("tick_") => {
+                Ok(Event::HrtimerExpire { function, .. }) if is_tick(function) => {
                     in_tick.insert(cpu, rec.pid != 0);
                 }
                 Ok(Event::HrtimerExit) => {

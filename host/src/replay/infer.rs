@@ -92,7 +92,9 @@ use schedmath::util_est::{util_est_update, UtilEst, UtilEstCpu, UTIL_AVG_UNCHANG
 use super::probe::to_avg;
 use super::stats::EntityStats;
 use super::EntityKey;
-use crate::trace::event::{Event, PeltCall, PeltCallKind, Switch, UtilEstValue, SCHED_SOFTIRQ};
+use crate::trace::event::{
+    is_answer_key, is_tick, Event, PeltCall, PeltCallKind, Switch, UtilEstValue, SCHED_SOFTIRQ,
+};
 use schedmath::fair::weight::SCHED_PRIO_TO_WEIGHT;
 use schedmath::math::scale_load;
 
@@ -918,24 +920,6 @@ fn is_sched_event(ev: &Event<'_>) -> bool {
             | Event::HrtimerExpire { .. }
             | Event::Exit { .. }
     )
-}
-
-/// LISA's events: the answer key without probe records.
-fn is_answer_key(ev: &Event<'_>) -> bool {
-    matches!(
-        ev,
-        Event::PeltSe { .. }
-            | Event::PeltCfs { .. }
-            | Event::UtilEstSe { .. }
-            | Event::UtilEstCfs { .. }
-            | Event::Overutilized { .. }
-            | Event::CpuCapacity { .. }
-    )
-}
-
-/// The tick's hrtimer callback: tick_sched_timer (6.1), tick_nohz_handler (6.12).
-fn is_tick(function: &str) -> bool {
-    function.starts_with("tick_sched_timer") || function.starts_with("tick_nohz_handler")
 }
 
 fn se_pelt(t: &Task) -> SchedEntityPelt {

@@ -613,6 +613,26 @@ fn pelt_signals(b: &Body) -> Result<PeltSignals, BadField> {
     ))
 }
 
+/// LISA's events (`lisa__sched_pelt_*`, `_util_est_*`, `_overutilized`,
+/// `_cpu_capacity`): the kernel's values, an inferred replay's answer key beside the
+/// probe's records ([`Event::PeltCall`]).
+pub fn is_answer_key(ev: &Event<'_>) -> bool {
+    matches!(
+        ev,
+        Event::PeltSe { .. }
+            | Event::PeltCfs { .. }
+            | Event::UtilEstSe { .. }
+            | Event::UtilEstCfs { .. }
+            | Event::Overutilized { .. }
+            | Event::CpuCapacity { .. }
+    )
+}
+
+/// The tick's hrtimer callback: tick_sched_timer (6.1), tick_nohz_handler (6.12).
+pub fn is_tick(function: &str) -> bool {
+    function.starts_with("tick_sched_timer") || function.starts_with("tick_nohz_handler")
+}
+
 /// The rq clock an answer-key record read (`now` of a probe record, LISA's
 /// `update_time`), or `None` for any other event, which is not parsed (the clock-offset
 /// passes read every line of a trace for these alone).
